@@ -1,0 +1,32 @@
+/* Ports gymnasium/envs/classic_control/acrobot.py (AcrobotEnv, v1).
+ * Keep in sync with python/ccgym/_core.pxd. */
+#ifndef CCGYM_ACROBOT_H_
+#define CCGYM_ACROBOT_H_
+
+#include <stdint.h>
+
+typedef struct ccgym_acrobot_params {
+    double dt;
+    double link_length_1, link_length_2, link_mass_1, link_mass_2;
+    double link_com_pos_1, link_com_pos_2, link_moi;
+    double max_vel_1, max_vel_2;
+    double torque_noise_max;
+    int64_t book; /* book_or_nips == "book" */
+    /* Sub-expressions of _dsdt made only of Python floats, evaluated as
+     * Python evaluates them (see acrobot.c). */
+    double d1_a, d1_b, d1_c, d2_a, d2_b, phi2_c, phi1_a, phi1_b, phi1_c, dd2_c, den_a;
+    int32_t use_npy_fma_trig; /* reset observation: numpy's float32 sin/cos variant */
+    int32_t reserved;
+} ccgym_acrobot_params;
+
+typedef struct ccgym_acrobot_state {
+    double s[4]; /* theta1, theta2, dtheta1, dtheta2 */
+} ccgym_acrobot_state;
+
+void ccgym_acrobot_params_init(ccgym_acrobot_params *p, double link_length_1,
+                               double link_length_2, double link_mass_1, double link_mass_2,
+                               double link_com_pos_1, double link_com_pos_2, double link_moi,
+                               double max_vel_1, double max_vel_2, double torque_noise_max,
+                               int book, int use_npy_fma_trig);
+
+#endif /* CCGYM_ACROBOT_H_ */

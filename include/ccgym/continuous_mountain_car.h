@@ -1,0 +1,24 @@
+/* Ports gymnasium/envs/classic_control/continuous_mountain_car.py
+ * (Continuous_MountainCarEnv, MountainCarContinuous-v0).
+ * Keep in sync with python/ccgym/_core.pxd. */
+#ifndef CCGYM_CONTINUOUS_MOUNTAIN_CAR_H_
+#define CCGYM_CONTINUOUS_MOUNTAIN_CAR_H_
+
+#include <stdint.h>
+
+typedef struct ccgym_continuous_mountain_car_params {
+    double min_position, max_position, max_speed, goal_position, goal_velocity, power;
+} ccgym_continuous_mountain_car_params;
+
+/* Gymnasium keeps the state as a float64 array right after reset and as a
+ * float32 array after every step, and numpy 2 then computes in float32:
+ * state_f32 says which, so that ccgym computes in the same precision. */
+typedef struct ccgym_continuous_mountain_car_state {
+    double position, velocity;
+    int64_t state_f32;
+} ccgym_continuous_mountain_car_state;
+
+void ccgym_continuous_mountain_car_params_init(ccgym_continuous_mountain_car_params *p,
+                                               double goal_velocity, double power);
+
+#endif /* CCGYM_CONTINUOUS_MOUNTAIN_CAR_H_ */

@@ -1,0 +1,204 @@
+/* The batch driver: one loop over instances [begin, end) that every env plugs
+ * into. It does what gymnasium's TimeLimit wrapper and vector autoreset do
+ * around an env's step (gymnasium/wrappers/common.py, vector/sync_vector_env.py):
+ * elapsed-step counting, truncation, autoreset by mode, final observations and
+ * per-episode return and length.
+ * Keep in sync with python/ccgym/_core.pxd. */
+#ifndef CCGYM_DRIVER_H_
+#define CCGYM_DRIVER_H_
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "ccgym/rng.h"
+
+#if defined(__GNUC__)
+#define CCGYM_INLINE static inline __attribute__((always_inline))
+#else
+#define CCGYM_INLINE static inline
+#endif
+
+enum ccgym_autoreset_mode {
+    CCGYM_AUTORESET_NEXT_STEP = 0, /* the step after a done resets; its action is ignored */
+    CCGYM_AUTORESET_SAME_STEP = 1, /* reset at once; the pre-reset observation goes to final_obs */
+    CCGYM_AUTORESET_DISABLED = 2   /* reset only on request; pending_reset marks done instances */
+};
+
+/* Every buffer is owned by the caller (the Python side) and holds n entries
+ * (obs and final_obs: n * obs_dim floats). */
+typedef struct ccgym_batch {
+    size_t n;
+    void *state;              /* n env-specific state structs */
+    const void *params;       /* one env-specific params struct */
+    ccgym_pcg64 *rng;         /* one generator per instance */
+    int64_t *elapsed;         /* steps since the last reset */
+    uint8_t *pending_reset;   /* done and not reset yet */
+    double *episode_return;   /* running sums of the current episode */
+    int64_t *episode_length;
+    int64_t max_episode_steps; /* <= 0: no time limit */
+    int autoreset_mode;
+    float *obs;
+    double *reward;
+    uint8_t *terminated;
+    uint8_t *truncated;
+    float *final_obs;         /* SAME_STEP only: observation before the autoreset */
+    double *final_return;     /* where an episode ended this step: its return and length */
+    int64_t *final_length;
+} ccgym_batch;
+
+typedef void (*ccgym_step_fn)(const void *params, void *state, ccgym_pcg64 *rng,
+                              const void *action, float *obs, double *reward,
+                              uint8_t *terminated);
+/* (a, b) are the reset bounds: (low, high) for most envs, (x_init, y_init) for Pendulum. */
+typedef void (*ccgym_reset_fn)(const void *params, void *state, ccgym_pcg64 *rng,
+                               double a, double b, float *obs);
+
+/* What the driver and the binding need to know of an env. */
+typedef struct ccgym_env_def {
+    const char *name;
+    int obs_dim;
+    int action_dim;         /* 0: discrete (int64 actions), else float32 actions of this size */
+    int64_t n_actions;      /* discrete only */
+    size_t state_size;
+    size_t params_size;
+    double default_a, default_b;  /* default reset bounds */
+    void (*step_range)(const ccgym_batch *b, const void *actions, size_t begin, size_t end);
+    void (*reset_range)(const ccgym_batch *b, const uint8_t *mask, double a, double bnd,
+                        size_t begin, size_t end);
+} ccgym_env_def;
+
+extern const ccgym_env_def ccgym_cartpole_def;
+extern const ccgym_env_def ccgym_mountain_car_def;
+extern const ccgym_env_def ccgym_continuous_mountain_car_def;
+extern const ccgym_env_def ccgym_pendulum_def;
+extern const ccgym_env_def ccgym_acrobot_def;
+
+/* Runs fn(ctx, begin, end) over [0, n) split into n_threads contiguous chunks
+ * (threads are created for the call and joined before it returns, so nothing
+ * outlives it across a fork). Returns 0, or -1 if a thread could not start
+ * (the work is then done on the calling thread: the result is the same). */
+int ccgym_parallel_for(void (*fn)(void *ctx, size_t begin, size_t end), void *ctx,
+                       size_t n, int n_threads);
+
+/* Fewer instances than this per thread are not worth a thread. */
+#define CCGYM_MIN_INSTANCES_PER_THREAD 2048
+
+/* Steps all b->n instances (actions: n int64, or n * action_dim float32),
+ * split across up to n_threads threads. Instances are independent, so the
+ * result does not depend on n_threads. */
+void ccgym_batch_step(const ccgym_env_def *def, const ccgym_batch *b, const void *actions,
+                      int n_threads);
+/* Resets the instances where mask is nonzero (all if mask is NULL). */
+void ccgym_batch_reset(const ccgym_env_def *def, const ccgym_batch *b, const uint8_t *mask,
+                       double a, double bnd, int n_threads);
+
+/* The generic loops. Each env's .c file instantiates them with its own
+ * static inline step and reset, which the compiler inlines. */
+CCGYM_INLINE void ccgym_drive_step(const ccgym_batch *b, const void *actions,
+                                   size_t action_size, size_t begin, size_t end,
+                                   size_t state_size, int obs_dim, double def_a,
+                                   double def_b, ccgym_step_fn step, ccgym_reset_fn reset)
+{
+    char *states = (char *)b->state;
+    const char *acts = (const char *)actions;
+    const int mode = b->autoreset_mode;
+    const int64_t max_steps = b->max_episode_steps;
+    for (size_t i = begin; i < end; i++) {
+        void *s = states + i * state_size;
+        float *o = b->obs + i * (size_t)obs_dim;
+        if (mode == CCGYM_AUTORESET_NEXT_STEP && b->pending_reset[i]) {
+            reset(b->params, s, &b->rng[i], def_a, def_b, o);
+            b->pending_reset[i] = 0;
+            b->elapsed[i] = 0;
+            b->episode_return[i] = 0.0;
+            b->episode_length[i] = 0;
+            b->reward[i] = 0.0;
+            b->terminated[i] = 0;
+            b->truncated[i] = 0;
+            continue;
+        }
+        double r;
+        uint8_t term;
+        step(b->params, s, &b->rng[i], acts + i * action_size, o, &r, &term);
+        int64_t el = ++b->elapsed[i];
+        uint8_t trunc = (uint8_t)(max_steps > 0 && el >= max_steps);
+        b->reward[i] = r;
+        b->terminated[i] = term;
+        b->truncated[i] = trunc;
+        b->episode_return[i] += r;
+        b->episode_length[i] += 1;
+        if (term | trunc) {
+            b->final_return[i] = b->episode_return[i];
+            b->final_length[i] = b->episode_length[i];
+            if (mode == CCGYM_AUTORESET_SAME_STEP) {
+                memcpy(b->final_obs + i * (size_t)obs_dim, o, sizeof(float) * (size_t)obs_dim);
+                reset(b->params, s, &b->rng[i], def_a, def_b, o);
+                b->elapsed[i] = 0;
+                b->episode_return[i] = 0.0;
+                b->episode_length[i] = 0;
+            } else {
+                b->pending_reset[i] = 1;
+            }
+        }
+    }
+}
+
+CCGYM_INLINE void ccgym_drive_reset(const ccgym_batch *b, const uint8_t *mask, double a,
+                                    double bnd, size_t begin, size_t end,
+                                    size_t state_size, int obs_dim, ccgym_reset_fn reset)
+{
+    char *states = (char *)b->state;
+    for (size_t i = begin; i < end; i++) {
+        if (mask && !mask[i])
+            continue;
+        reset(b->params, states + i * state_size, &b->rng[i], a, bnd,
+              b->obs + i * (size_t)obs_dim);
+        b->pending_reset[i] = 0;
+        b->elapsed[i] = 0;
+        b->episode_return[i] = 0.0;
+        b->episode_length[i] = 0;
+        b->terminated[i] = 0;
+        b->truncated[i] = 0;
+    }
+}
+
+/* Defines NAME_def for an env whose static inline NAME_step / NAME_reset
+ * follow ccgym_step_fn / ccgym_reset_fn with typed arguments. */
+#define CCGYM_DEFINE_ENV(NAME, STR, STATE_T, PARAMS_T, ACTION_T, ACTION_DIM, N_ACTIONS,     \
+                         OBS_DIM, DEF_A, DEF_B)                                              \
+    static void NAME##_step_fn(const void *p, void *s, ccgym_pcg64 *rng, const void *a,      \
+                               float *obs, double *r, uint8_t *t)                           \
+    {                                                                                        \
+        NAME##_step((const PARAMS_T *)p, (STATE_T *)s, rng, (const ACTION_T *)a, obs, r, t); \
+    }                                                                                        \
+    static void NAME##_reset_fn(const void *p, void *s, ccgym_pcg64 *rng, double a,          \
+                                double b, float *obs)                                       \
+    {                                                                                        \
+        NAME##_reset((const PARAMS_T *)p, (STATE_T *)s, rng, a, b, obs);                     \
+    }                                                                                        \
+    static void NAME##_step_range(const ccgym_batch *b, const void *actions, size_t begin,  \
+                                  size_t end)                                               \
+    {                                                                                        \
+        ccgym_drive_step(b, actions, sizeof(ACTION_T) * ((ACTION_DIM) ? (ACTION_DIM) : 1),   \
+                         begin, end, sizeof(STATE_T), OBS_DIM, DEF_A, DEF_B,                 \
+                         NAME##_step_fn, NAME##_reset_fn);                                   \
+    }                                                                                        \
+    static void NAME##_reset_range(const ccgym_batch *b, const uint8_t *mask, double a,     \
+                                   double bnd, size_t begin, size_t end)                    \
+    {                                                                                        \
+        ccgym_drive_reset(b, mask, a, bnd, begin, end, sizeof(STATE_T), OBS_DIM,             \
+                          NAME##_reset_fn);                                                  \
+    }                                                                                        \
+    const ccgym_env_def NAME##_def = {STR,                                                   \
+                                      OBS_DIM,                                               \
+                                      ACTION_DIM,                                            \
+                                      N_ACTIONS,                                             \
+                                      sizeof(STATE_T),                                       \
+                                      sizeof(PARAMS_T),                                      \
+                                      DEF_A,                                                 \
+                                      DEF_B,                                                 \
+                                      NAME##_step_range,                                     \
+                                      NAME##_reset_range};
+
+#endif /* CCGYM_DRIVER_H_ */

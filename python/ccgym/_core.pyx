@@ -1,0 +1,404 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+"""Compiled core of ccgym: one generic batch of N environment instances over
+the C kernels. The Python front ends (ccgym.envs, ccgym.vector, ccgym.sb3)
+are thin layers over :class:`Batch`."""
+
+import os
+
+import numpy as np
+
+cimport numpy as cnp
+from libc.stdint cimport int64_t, uint8_t, uint32_t, uint64_t, uintptr_t
+from libc.string cimport memcpy
+
+from ccgym._core cimport *
+
+cnp.import_array()
+
+AUTORESET_NEXT_STEP = CCGYM_AUTORESET_NEXT_STEP
+AUTORESET_SAME_STEP = CCGYM_AUTORESET_SAME_STEP
+AUTORESET_DISABLED = CCGYM_AUTORESET_DISABLED
+
+ENV_KINDS = ("CartPole", "MountainCar", "MountainCarContinuous", "Pendulum", "Acrobot")
+
+
+cdef const ccgym_env_def *_env_def(str kind) except NULL:
+    if kind == "CartPole":
+        return &ccgym_cartpole_def
+    if kind == "MountainCar":
+        return &ccgym_mountain_car_def
+    if kind == "MountainCarContinuous":
+        return &ccgym_continuous_mountain_car_def
+    if kind == "Pendulum":
+        return &ccgym_pendulum_def
+    if kind == "Acrobot":
+        return &ccgym_acrobot_def
+    raise ValueError(f"unknown env kind {kind!r}; expected one of {ENV_KINDS}")
+
+
+def _aligned_zeros(Py_ssize_t nbytes, Py_ssize_t align=64):
+    """A zeroed uint8 buffer of nbytes whose data starts on an `align` boundary."""
+    raw = np.zeros(nbytes + align, dtype=np.uint8)
+    cdef uintptr_t addr = <uintptr_t>cnp.PyArray_DATA(raw)
+    cdef Py_ssize_t off = (align - <Py_ssize_t>(addr % align)) % align
+    return raw[off:off + nbytes]
+
+
+def int_seed_words(seed):
+    """The uint32 entropy words numpy's SeedSequence takes from a non-negative int."""
+    if seed < 0:
+        raise ValueError(f"Seed must be greater or equal to zero, actual value: {seed}")
+    words = []
+    while seed:
+        words.append(seed & 0xFFFFFFFF)
+        seed >>= 32
+    return np.array(words or [0], dtype=np.uint32)
+
+
+cdef class Batch:
+    """N instances of one classic-control env, stepped and reset by C.
+
+    Buffers (numpy arrays, allocated once and overwritten in place):
+    ``obs`` (N, obs_dim) float32, ``reward`` (N,) float64, ``terminated`` and
+    ``truncated`` (N,) bool, ``final_obs`` (N, obs_dim) float32 (SAME_STEP
+    autoreset: the observation before the reset), ``final_return`` and
+    ``final_length`` (N,) (return and length of an episode that ended this
+    step), ``episode_return`` and ``episode_length`` (the running episode),
+    ``elapsed`` (steps since reset), ``pending_reset`` (done, not yet reset).
+    """
+
+    cdef const ccgym_env_def *_def
+    cdef ccgym_batch _b
+    cdef readonly str kind
+    cdef readonly Py_ssize_t num_envs
+    cdef readonly int obs_dim
+    cdef readonly int action_dim
+    cdef readonly int64_t n_actions
+    cdef readonly int num_threads
+    cdef readonly double default_a
+    cdef readonly double default_b
+    cdef public bint closed
+    cdef readonly object params_buffer
+    cdef readonly object state_buffer
+    cdef readonly object rng_state
+    cdef readonly object obs, reward, terminated, truncated, final_obs
+    cdef readonly object final_return, final_length
+    cdef readonly object episode_return, episode_length, elapsed, pending_reset
+    cdef int64_t _single_action_i
+    cdef float _single_action_f
+
+    def __cinit__(self, str kind, Py_ssize_t num_envs, dict params, int64_t max_episode_steps=0,
+                  int autoreset_mode=CCGYM_AUTORESET_NEXT_STEP, int num_threads=1):
+        if num_envs < 1:
+            raise ValueError(f"num_envs must be at least 1, got {num_envs}")
+        if autoreset_mode not in (CCGYM_AUTORESET_NEXT_STEP, CCGYM_AUTORESET_SAME_STEP,
+                                  CCGYM_AUTORESET_DISABLED):
+            raise ValueError(f"unknown autoreset mode {autoreset_mode}")
+        if num_threads < 1:
+            raise ValueError(f"num_threads must be at least 1, got {num_threads}")
+        self._def = _env_def(kind)
+        self.kind = kind
+        self.num_envs = num_envs
+        self.obs_dim = self._def.obs_dim
+        self.action_dim = self._def.action_dim
+        self.n_actions = self._def.n_actions
+        self.num_threads = num_threads
+        self.default_a = self._def.default_a
+        self.default_b = self._def.default_b
+        self.closed = False
+
+        self.params_buffer = _aligned_zeros(self._def.params_size)
+        self._init_params(params)
+        self.state_buffer = _aligned_zeros(num_envs * self._def.state_size)
+        # PCG64 state and increment as little-endian 128-bit integers:
+        # columns (state_lo, state_hi, inc_lo, inc_hi).
+        self.rng_state = _aligned_zeros(num_envs * 32).view(np.uint64).reshape(num_envs, 4)
+        self.obs = np.zeros((num_envs, self.obs_dim), dtype=np.float32)
+        self.final_obs = np.zeros((num_envs, self.obs_dim), dtype=np.float32)
+        self.reward = np.zeros(num_envs, dtype=np.float64)
+        self.terminated = np.zeros(num_envs, dtype=np.bool_)
+        self.truncated = np.zeros(num_envs, dtype=np.bool_)
+        self.final_return = np.zeros(num_envs, dtype=np.float64)
+        self.final_length = np.zeros(num_envs, dtype=np.int64)
+        self.episode_return = np.zeros(num_envs, dtype=np.float64)
+        self.episode_length = np.zeros(num_envs, dtype=np.int64)
+        self.elapsed = np.zeros(num_envs, dtype=np.int64)
+        self.pending_reset = np.zeros(num_envs, dtype=np.bool_)
+
+        self._b.n = num_envs
+        self._b.state = cnp.PyArray_DATA(self.state_buffer)
+        self._b.params = cnp.PyArray_DATA(self.params_buffer)
+        self._b.rng = <ccgym_pcg64 *>cnp.PyArray_DATA(self.rng_state)
+        self._b.elapsed = <int64_t *>cnp.PyArray_DATA(self.elapsed)
+        self._b.pending_reset = <uint8_t *>cnp.PyArray_DATA(self.pending_reset)
+        self._b.episode_return = <double *>cnp.PyArray_DATA(self.episode_return)
+        self._b.episode_length = <int64_t *>cnp.PyArray_DATA(self.episode_length)
+        self._b.max_episode_steps = max_episode_steps
+        self._b.autoreset_mode = autoreset_mode
+        self._b.obs = <float *>cnp.PyArray_DATA(self.obs)
+        self._b.reward = <double *>cnp.PyArray_DATA(self.reward)
+        self._b.terminated = <uint8_t *>cnp.PyArray_DATA(self.terminated)
+        self._b.truncated = <uint8_t *>cnp.PyArray_DATA(self.truncated)
+        self._b.final_obs = <float *>cnp.PyArray_DATA(self.final_obs)
+        self._b.final_return = <double *>cnp.PyArray_DATA(self.final_return)
+        self._b.final_length = <int64_t *>cnp.PyArray_DATA(self.final_length)
+        self.seed_entropy()
+
+    cdef _init_params(self, dict p):
+        cdef void *ptr = cnp.PyArray_DATA(self.params_buffer)
+        if self.kind == "CartPole":
+            ccgym_cartpole_params_init(
+                <ccgym_cartpole_params *>ptr, p["gravity"], p["masscart"], p["masspole"],
+                p["length"], p["force_mag"], p["tau"], p["euler"], p["sutton_barto_reward"])
+        elif self.kind == "MountainCar":
+            ccgym_mountain_car_params_init(
+                <ccgym_mountain_car_params *>ptr, p["goal_velocity"], p["force"], p["gravity"])
+        elif self.kind == "MountainCarContinuous":
+            ccgym_continuous_mountain_car_params_init(
+                <ccgym_continuous_mountain_car_params *>ptr, p["goal_velocity"], p["power"])
+        elif self.kind == "Pendulum":
+            ccgym_pendulum_params_init(
+                <ccgym_pendulum_params *>ptr, p["g"], p["m"], p["l"], p["max_speed"],
+                p["max_torque"], p["dt"])
+        else:
+            ccgym_acrobot_params_init(
+                <ccgym_acrobot_params *>ptr, p["link_length_1"], p["link_length_2"],
+                p["link_mass_1"], p["link_mass_2"], p["link_com_pos_1"], p["link_com_pos_2"],
+                p["link_moi"], p["max_vel_1"], p["max_vel_2"], p["torque_noise_max"],
+                p["book"], p["use_npy_fma_trig"])
+
+    def set_params(self, dict params):
+        """Replaces the physical parameters (takes effect from the next step)."""
+        self._init_params(params)
+
+    @property
+    def max_episode_steps(self):
+        return self._b.max_episode_steps
+
+    @property
+    def autoreset_mode(self):
+        return self._b.autoreset_mode
+
+    cdef inline int _check_open(self) except -1:
+        if self.closed:
+            raise RuntimeError("the environment is closed")
+        return 0
+
+    # ---------------------------------------------------------------- seeding
+    def seed_entropy(self, mask=None):
+        """Seeds instances (all, or where mask is True) from OS entropy, as
+        numpy's SeedSequence() does with no seed."""
+        cdef cnp.ndarray words = np.frombuffer(os.urandom(16 * self.num_envs),
+                                               dtype=np.uint32).reshape(self.num_envs, 4).copy()
+        cdef const uint32_t *w = <const uint32_t *>cnp.PyArray_DATA(words)
+        cdef uint8_t *m = NULL
+        cdef cnp.ndarray marr
+        if mask is not None:
+            marr = self._as_mask(mask)
+            m = <uint8_t *>cnp.PyArray_DATA(marr)
+        cdef Py_ssize_t i
+        with nogil:
+            for i in range(self._b.n):
+                if m == NULL or m[i]:
+                    ccgym_pcg64_seed_words(&self._b.rng[i], w + 4 * i, 4)
+
+    def seed_range(self, seed, mask=None):
+        """Seeds instance i with seed + i (all, or where mask is True)."""
+        cdef Py_ssize_t i
+        cdef cnp.ndarray marr
+        cdef const uint8_t *m
+        if seed < 0:
+            raise ValueError(f"Seed must be greater or equal to zero, actual value: {seed}")
+        cdef uint64_t base
+        if mask is None and seed + self.num_envs <= 2 ** 64:
+            base = seed
+            with nogil:
+                ccgym_pcg64_seed_range(self._b.rng, base, self._b.n)
+            return
+        marr = self._as_mask(mask) if mask is not None else np.ones(self.num_envs, np.bool_)
+        m = <const uint8_t *>cnp.PyArray_DATA(marr)
+        for i in range(self.num_envs):
+            if m[i]:
+                self.seed_one(i, seed + i)
+
+    def seed_one(self, Py_ssize_t i, seed):
+        """Seeds instance i with an integer seed (numpy SeedSequence semantics)."""
+        if not 0 <= i < self.num_envs:
+            raise IndexError(i)
+        cdef cnp.ndarray words = int_seed_words(seed)
+        ccgym_pcg64_seed_words(&self._b.rng[i], <const uint32_t *>cnp.PyArray_DATA(words),
+                               words.shape[0])
+
+    def get_rng(self, Py_ssize_t i):
+        """(state, inc) of instance i's PCG64 as Python ints, numpy's convention."""
+        row = self.rng_state[i]
+        return (int(row[0]) | (int(row[1]) << 64), int(row[2]) | (int(row[3]) << 64))
+
+    def set_rng(self, Py_ssize_t i, state, inc):
+        """Sets instance i's PCG64 state and increment (Python ints)."""
+        mask = (1 << 64) - 1
+        self.rng_state[i] = (state & mask, state >> 64, inc & mask, inc >> 64)
+
+    def rng_uniform(self, Py_ssize_t i, Py_ssize_t count):
+        """Draws `count` next_double values from instance i (for tests)."""
+        out = np.empty(count, dtype=np.float64)
+        cdef double[::1] o = out
+        cdef Py_ssize_t k
+        for k in range(count):
+            o[k] = ccgym_pcg64_next_double(&self._b.rng[i])
+        return out
+
+    # ------------------------------------------------------------ reset, step
+    cdef cnp.ndarray _as_mask(self, mask):
+        if not isinstance(mask, np.ndarray) or mask.dtype != np.bool_:
+            raise TypeError(f"reset_mask must be a numpy array of dtype bool, got {mask!r}")
+        if mask.shape != (self.num_envs,):
+            raise ValueError(
+                f"reset_mask must have shape ({self.num_envs},), got {mask.shape}")
+        return np.ascontiguousarray(mask)
+
+    def reset(self, mask=None, a=None, b=None):
+        """Resets all instances (or where mask is True) with reset bounds (a, b),
+        the env's defaults when None."""
+        self._check_open()
+        cdef double da = self._def.default_a if a is None else a
+        cdef double db = self._def.default_b if b is None else b
+        cdef cnp.ndarray marr
+        cdef const uint8_t *m = NULL
+        if mask is not None:
+            marr = self._as_mask(mask)
+            m = <const uint8_t *>cnp.PyArray_DATA(marr)
+        with nogil:
+            ccgym_batch_reset(self._def, &self._b, m, da, db, self.num_threads)
+
+    cdef cnp.ndarray _discrete_actions(self, actions):
+        if isinstance(actions, np.ndarray):
+            arr = actions
+        else:
+            try:
+                arr = np.asarray(actions)
+            except Exception as e:  # ragged lists and the like
+                raise TypeError(f"actions must be an array of integers: {e}") from None
+        if arr.dtype.kind not in "iub":
+            raise TypeError(
+                f"discrete actions must be integers, got an array of dtype {arr.dtype}")
+        if arr.ndim != 1 or arr.shape[0] != self.num_envs:
+            raise ValueError(
+                f"expected actions of shape ({self.num_envs},), got {arr.shape}")
+        if arr.dtype != np.int64 or not arr.flags.c_contiguous:
+            if arr.dtype.kind == "u" and arr.size and arr.max() > self.n_actions:
+                raise ValueError(f"actions out of range [0, {self.n_actions}): {arr.max()}")
+            arr = np.ascontiguousarray(arr, dtype=np.int64)
+        cdef const int64_t *a = <const int64_t *>cnp.PyArray_DATA(<cnp.ndarray>arr)
+        cdef Py_ssize_t i, bad = -1
+        cdef int64_t n = self.n_actions
+        with nogil:
+            for i in range(self._b.n):
+                if a[i] < 0 or a[i] >= n:
+                    bad = i
+                    break
+        if bad >= 0:
+            raise ValueError(
+                f"action {a[bad]} at index {bad} is outside the action space "
+                f"Discrete({self.n_actions})")
+        return arr
+
+    cdef cnp.ndarray _continuous_actions(self, actions):
+        if isinstance(actions, np.ndarray):
+            arr = actions
+        else:
+            try:
+                arr = np.asarray(actions)
+            except Exception as e:
+                raise TypeError(f"actions must be an array of floats: {e}") from None
+        if arr.dtype.kind not in "fiu":
+            raise TypeError(
+                f"continuous actions must be real numbers, got an array of dtype {arr.dtype}")
+        expected = (self.num_envs, self.action_dim)
+        if arr.shape != expected and not (self.action_dim == 1 and arr.shape == expected[:1]):
+            raise ValueError(f"expected actions of shape {expected}, got {arr.shape}")
+        if arr.dtype != np.float32 or not arr.flags.c_contiguous:
+            arr = np.ascontiguousarray(arr, dtype=np.float32)
+        return arr
+
+    def check_actions(self, actions):
+        """Validates a batch of actions and returns them as a contiguous array
+        of the kernel's dtype (int64 or float32)."""
+        if self.action_dim == 0:
+            return self._discrete_actions(actions)
+        return self._continuous_actions(actions)
+
+    def step(self, actions):
+        """Steps every instance with `actions` (validated), filling the buffers."""
+        self._check_open()
+        cdef cnp.ndarray arr = self.check_actions(actions)
+        cdef const void *a = cnp.PyArray_DATA(arr)
+        with nogil:
+            ccgym_batch_step(self._def, &self._b, a, self.num_threads)
+
+    def step_unchecked(self, cnp.ndarray actions):
+        """Steps with an array already returned by check_actions (same batch)."""
+        self._check_open()
+        cdef const void *a = cnp.PyArray_DATA(actions)
+        with nogil:
+            ccgym_batch_step(self._def, &self._b, a, self.num_threads)
+
+    def step_single(self, action):
+        """Steps instance 0 of a batch of one; returns (obs copy, reward, terminated).
+
+        `action` is an int (discrete) or a float32 scalar (continuous) already
+        validated by the caller."""
+        cdef const void *a
+        if self.action_dim == 0:
+            self._single_action_i = action
+            a = &self._single_action_i
+        else:
+            self._single_action_f = action
+            a = &self._single_action_f
+        with nogil:
+            self._def.step_range(&self._b, a, 0, 1)
+        cdef cnp.npy_intp dim = self.obs_dim
+        cdef cnp.ndarray out = cnp.PyArray_SimpleNew(1, &dim, cnp.NPY_FLOAT32)
+        memcpy(cnp.PyArray_DATA(out), self._b.obs, sizeof(float) * self.obs_dim)
+        return out, self._b.reward[0], self._b.terminated[0] != 0
+
+    def obs_single(self):
+        """A copy of instance 0's observation."""
+        cdef cnp.npy_intp dim = self.obs_dim
+        cdef cnp.ndarray out = cnp.PyArray_SimpleNew(1, &dim, cnp.NPY_FLOAT32)
+        memcpy(cnp.PyArray_DATA(out), self._b.obs, sizeof(float) * self.obs_dim)
+        return out
+
+    def state_view(self, fields):
+        """A structured view of the C state array; `fields` is a numpy dtype
+        that matches the env's C state struct."""
+        dt = np.dtype(fields)
+        if dt.itemsize != self._def.state_size:
+            raise ValueError("state dtype does not match the C struct size")
+        return self.state_buffer.view(dt)
+
+
+cdef extern from "npy_sincosf.h" nogil:
+    float ccgym_npy_sinf(float x)
+    float ccgym_npy_cosf(float x)
+    float ccgym_npy_sinf_nofma(float x)
+    float ccgym_npy_cosf_nofma(float x)
+
+
+def npy_sincosf(x, bint fma):
+    """(sin(x), cos(x)) of a float32 array by ccgym's port of numpy's float32
+    sin/cos: the FMA polynomial variant or the libm one."""
+    cdef float[::1] xs = np.ascontiguousarray(x, dtype=np.float32)
+    s = np.empty(xs.shape[0], dtype=np.float32)
+    c = np.empty(xs.shape[0], dtype=np.float32)
+    cdef float[::1] sv = s
+    cdef float[::1] cv = c
+    cdef Py_ssize_t i
+    for i in range(xs.shape[0]):
+        if fma:
+            sv[i] = ccgym_npy_sinf(xs[i])
+            cv[i] = ccgym_npy_cosf(xs[i])
+        else:
+            sv[i] = ccgym_npy_sinf_nofma(xs[i])
+            cv[i] = ccgym_npy_cosf_nofma(xs[i])
+    return s, c

@@ -1,0 +1,126 @@
+"""Default physical parameters (Gymnasium's) and reset-option parsing."""
+
+from __future__ import annotations
+
+import functools
+import math
+from typing import Any
+
+import numpy as np
+
+DEFAULT_X = np.pi  # Pendulum's default reset bounds, as gymnasium.envs.classic_control.pendulum
+DEFAULT_Y = 1.0
+
+
+def cartpole_params(sutton_barto_reward: bool = False) -> dict[str, Any]:
+    return {
+        "gravity": 9.8, "masscart": 1.0, "masspole": 0.1, "length": 0.5,
+        "force_mag": 10.0, "tau": 0.02, "euler": True,
+        "sutton_barto_reward": bool(sutton_barto_reward),
+    }
+
+
+def mountain_car_params(goal_velocity: float = 0) -> dict[str, Any]:
+    return {"goal_velocity": _number("goal_velocity", goal_velocity),
+            "force": 0.001, "gravity": 0.0025}
+
+
+def continuous_mountain_car_params(goal_velocity: float = 0) -> dict[str, Any]:
+    return {"goal_velocity": _number("goal_velocity", goal_velocity), "power": 0.0015}
+
+
+def pendulum_params(g: float = 10.0) -> dict[str, Any]:
+    return {"g": _number("g", g), "m": 1.0, "l": 1.0, "max_speed": 8.0,
+            "max_torque": 2.0, "dt": 0.05}
+
+
+def acrobot_params(torque_noise_max: float = 0.0, book_or_nips: str = "book") -> dict[str, Any]:
+    if book_or_nips not in ("book", "nips"):
+        raise ValueError(f"book_or_nips must be 'book' or 'nips', got {book_or_nips!r}")
+    torque_noise_max = _number("torque_noise_max", torque_noise_max)
+    if not math.isfinite(torque_noise_max) or torque_noise_max < 0:
+        raise ValueError(f"torque_noise_max must be finite and >= 0, got {torque_noise_max}")
+    return {
+        "link_length_1": 1.0, "link_length_2": 1.0, "link_mass_1": 1.0,
+        "link_mass_2": 1.0, "link_com_pos_1": 0.5, "link_com_pos_2": 0.5,
+        "link_moi": 1.0, "max_vel_1": 4 * math.pi, "max_vel_2": 9 * math.pi,
+        "torque_noise_max": torque_noise_max, "book": book_or_nips == "book",
+        "use_npy_fma_trig": numpy_float32_trig_uses_fma(),
+    }
+
+
+PARAMS = {
+    "CartPole": cartpole_params,
+    "MountainCar": mountain_car_params,
+    "MountainCarContinuous": continuous_mountain_car_params,
+    "Pendulum": pendulum_params,
+    "Acrobot": acrobot_params,
+}
+
+
+def _number(name: str, value: Any) -> float:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.number)):
+        raise TypeError(f"{name} must be a real number, got {value!r}")
+    return float(value)
+
+
+def _verify_number_and_cast(x: Any) -> float:
+    """gymnasium.envs.classic_control.utils.verify_number_and_cast."""
+    try:
+        return float(x)
+    except (ValueError, TypeError) as e:
+        raise ValueError(f"An option ({x}) could not be converted to a float.") from e
+
+
+def parse_reset_bounds(kind: str, options: dict | None) -> tuple[float | None, float | None]:
+    """The (a, b) reset bounds the C kernel takes, from Gymnasium's reset options:
+    (low, high) for most envs, (x_init, y_init) for Pendulum. (None, None)
+    means the env's defaults."""
+    if options is None:
+        return None, None
+    if not isinstance(options, dict):
+        raise TypeError(f"options must be a dict or None, got {type(options).__name__}")
+    if kind == "Pendulum":
+        x = options.get("x_init") if "x_init" in options else DEFAULT_X
+        y = options.get("y_init") if "y_init" in options else DEFAULT_Y
+        return _verify_number_and_cast(x), _verify_number_and_cast(y)
+    defaults = {"CartPole": (-0.05, 0.05), "MountainCar": (-0.6, -0.4),
+                "MountainCarContinuous": (-0.6, -0.4), "Acrobot": (-0.1, 0.1)}[kind]
+    low = options.get("low") if "low" in options else defaults[0]
+    high = options.get("high") if "high" in options else defaults[1]
+    low = _verify_number_and_cast(low)
+    high = _verify_number_and_cast(high)
+    if low > high:
+        raise ValueError(f"Lower bound ({low}) must be lower than higher bound ({high}).")
+    if not math.isfinite(high - low):
+        raise OverflowError("high - low range exceeds valid bounds")
+    return low, high
+
+
+@functools.cache
+def numpy_float32_trig_uses_fma() -> bool:
+    """Which of numpy's float32 sin/cos implementations this numpy runs.
+
+    numpy computes float32 sin/cos with its own FMA-based polynomial on CPUs
+    with FMA (AVX2/AVX-512, NEON) and with libm elsewhere. Gymnasium's Acrobot
+    feeds float32 angles to np.cos/np.sin at reset, so ccgym must pick the
+    same one: it asks numpy, on inputs where the two differ."""
+    from ccgym import _core
+
+    x = np.linspace(-3.5, 3.5, 4097, dtype=np.float32)
+    expected = np.concatenate([np.sin(x), np.cos(x)])
+    fused = np.concatenate(_core.npy_sincosf(x, True))
+    unfused = np.concatenate(_core.npy_sincosf(x, False))
+    if np.array_equal(expected, fused):
+        return True
+    if np.array_equal(expected, unfused):
+        return False
+    import warnings
+
+    warnings.warn(
+        "ccgym: numpy's float32 sin/cos matches neither known implementation; "
+        "Acrobot's reset observation may differ from Gymnasium's in the last bit",
+        RuntimeWarning,
+        stacklevel=2,
+    )
+    return True

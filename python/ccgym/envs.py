@@ -1,0 +1,446 @@
+"""Single-instance Gymnasium environments over ccgym's C kernels.
+
+Each class matches its Gymnasium counterpart in
+``gymnasium.envs.classic_control`` (name, constructor keywords, spaces,
+metadata, ``reset`` options, info dicts and seeding): with the same seed and
+actions it returns the same float32 observations, rewards and flags, bit for
+bit. Like Gymnasium's raw classes they have no time limit; ``gymnasium.make``
+adds it (``TimeLimit``) from the registered ``max_episode_steps``.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, ClassVar
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+from gymnasium.error import InvalidAction, ResetNeeded
+
+from ccgym import _core
+from ccgym._params import (
+    acrobot_params,
+    cartpole_params,
+    continuous_mountain_car_params,
+    mountain_car_params,
+    parse_reset_bounds,
+    pendulum_params,
+)
+
+__all__ = [
+    "AcrobotEnv",
+    "CartPoleEnv",
+    "Continuous_MountainCarEnv",
+    "MountainCarEnv",
+    "PendulumEnv",
+]
+
+
+def _generator_from_state(state: int, inc: int) -> np.random.Generator:
+    bit_generator = np.random.PCG64()
+    bit_generator.state = {
+        "bit_generator": "PCG64",
+        "state": {"state": state, "inc": inc},
+        "has_uint32": 0,
+        "uinteger": 0,
+    }
+    return np.random.Generator(bit_generator)
+
+
+def _check_seed(seed: Any) -> int:
+    """Gymnasium's rule (gymnasium.utils.seeding.np_random): a non-negative int."""
+    if isinstance(seed, (int, np.integer)) and not isinstance(seed, (bool, np.bool_)):
+        seed = int(seed)
+        if seed < 0:
+            raise gym.error.Error(f"Seed must be greater or equal to zero, actual value: {seed}")
+        return seed
+    raise gym.error.Error(f"Seed must be a python integer, actual type: {type(seed)}")
+
+
+class _CoreEnv(gym.Env):
+    """Shared machinery: one C instance, seeding, options, action checks."""
+
+    _kind: ClassVar[str]
+    metadata: ClassVar[dict[str, Any]]
+
+    def __init__(self, render_mode: str | None = None, **params: Any) -> None:
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(
+                f"render_mode must be None or one of {self.metadata['render_modes']}, "
+                f"got {render_mode!r}"
+            )
+        self.render_mode = render_mode
+        self._core = _core.Batch(self._kind, 1, params, 0, _core.AUTORESET_DISABLED, 1)
+        # Like Gymnasium's first unseeded reset: a 128-bit seed from OS entropy.
+        entropy = np.random.SeedSequence().entropy
+        self._core.seed_one(0, entropy)
+        self._np_random_seed = entropy
+        self._has_reset = False
+
+    # Gymnasium keeps a numpy Generator in `_np_random`; ccgym's stream lives in
+    # C. Reading gives a Generator at the C stream's current state (a copy:
+    # drawing from it does not advance the env); assigning one sets the stream.
+    @property
+    def _np_random(self) -> np.random.Generator | None:
+        core = self.__dict__.get("_core")
+        if core is None:
+            return None
+        return _generator_from_state(*core.get_rng(0))
+
+    @_np_random.setter
+    def _np_random(self, value: np.random.Generator | None) -> None:
+        if value is None:
+            return
+        state = value.bit_generator.state
+        if state.get("bit_generator") != "PCG64":
+            raise TypeError(
+                f"ccgym streams are PCG64; cannot take a {state.get('bit_generator')} generator"
+            )
+        self._core.set_rng(0, state["state"]["state"], state["state"]["inc"])
+
+    def _reset_bounds(self, options: dict | None) -> tuple[float, float]:
+        return parse_reset_bounds(self._kind, options)
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        """Resets the env; ``reset(seed=s)`` gives Gymnasium's initial state for ``s``,
+        an unseeded reset continues the stream. ``options`` as in Gymnasium."""
+        if self._core.closed:
+            raise RuntimeError("the environment is closed")
+        if seed is not None:
+            seed = _check_seed(seed)
+            self._core.seed_one(0, seed)
+            self._np_random_seed = seed
+        a, b = self._reset_bounds(options)
+        self._core.reset(None, a, b)
+        self._has_reset = True
+        return self._core.obs_single(), {}
+
+    def _action(self, action: Any) -> Any:
+        raise NotImplementedError
+
+    def step(self, action: Any):
+        """Steps with one action; returns (obs, reward, terminated, False, {})."""
+        if not self._has_reset:
+            raise ResetNeeded("Cannot call env.step() before calling env.reset()")
+        if self._core.closed:
+            raise RuntimeError("the environment is closed")
+        obs, reward, terminated = self._core.step_single(self._action(action))
+        return obs, reward, terminated, False, {}
+
+    def render(self):
+        """Rendering is not implemented yet: returns None without a render_mode
+        (with Gymnasium's warning) and raises NotImplementedError with one."""
+        if self.render_mode is None:
+            assert self.spec is None or self.spec.id
+            gym.logger.warn(
+                "You are calling render method without specifying any render mode. "
+                "You can specify the render_mode at initialization, "
+                f'e.g. gym.make("{self.spec.id if self.spec else type(self).__name__}", '
+                'render_mode="rgb_array")'
+            )
+            return None
+        raise NotImplementedError(
+            f"ccgym does not draw {self._kind} yet (render_mode={self.render_mode!r}); "
+            "use Gymnasium's env for rendering until ccgym's C renderer lands"
+        )
+
+    def close(self) -> None:
+        """Marks the env closed; later steps and resets raise RuntimeError."""
+        self._core.closed = True
+
+    # The C state, as the Gymnasium env's attributes would show it.
+    def _state_fields(self) -> np.ndarray:
+        return self._core.state_view(self._state_dtype)[0]
+
+
+class _DiscreteEnv(_CoreEnv):
+    def _action(self, action: Any) -> int:
+        if type(action) is int:
+            a = action
+        elif isinstance(action, (int, np.integer)) or (
+            isinstance(action, np.ndarray)
+            and action.shape == ()
+            and np.issubdtype(action.dtype, np.integer)
+        ):
+            a = int(action)
+        else:
+            raise InvalidAction(
+                f"{action!r} ({type(action).__name__}) is not a valid action for "
+                f"{self.action_space}: expected an integer"
+            )
+        if not 0 <= a < self.action_space.n:
+            raise InvalidAction(f"{action!r} is outside the action space {self.action_space}")
+        return a
+
+
+class _ContinuousEnv(_CoreEnv):
+    def _action(self, action: Any) -> float:
+        if type(action) is np.ndarray and action.dtype == np.float32 and action.shape == (1,):
+            return float(action[0])
+        try:
+            arr = np.asarray(action)
+        except Exception as e:
+            raise InvalidAction(f"{action!r} is not a valid action: {e}") from None
+        if arr.dtype.kind not in "fiu" or arr.shape != (1,):
+            raise InvalidAction(
+                f"{action!r} is not a valid action for {self.action_space}: expected an "
+                "array of shape (1,) of real numbers"
+            )
+        # Computed in float32, the action space's dtype (Gymnasium computes in
+        # whatever dtype it is given: bit parity holds for float32 actions).
+        return float(arr.astype(np.float32)[0])
+
+
+class CartPoleEnv(_DiscreteEnv):
+    """CartPole (v0 and v1): push a cart left or right to keep a pole upright.
+
+    Same physics, spaces, rewards and options as
+    ``gymnasium.envs.classic_control.CartPoleEnv``; ``sutton_barto_reward``
+    gives 0 per step and -1 on failure. ``reset(options={"low": .., "high": ..})``
+    sets the initial-state bounds (default +-0.05).
+    """
+
+    _kind = "CartPole"
+    metadata = {"render_modes": ["human", "rgb_array"], "render_fps": 50}
+    _state_dtype = np.dtype(
+        [("x", "f8"), ("x_dot", "f8"), ("theta", "f8"), ("theta_dot", "f8"),
+         ("steps_beyond_terminated", "i8")]
+    )
+
+    def __init__(self, sutton_barto_reward: bool = False, render_mode: str | None = None):
+        params = cartpole_params(sutton_barto_reward=sutton_barto_reward)
+        super().__init__(render_mode=render_mode, **params)
+        self._sutton_barto_reward = bool(sutton_barto_reward)
+        for key in ("gravity", "masscart", "masspole", "length", "force_mag", "tau"):
+            setattr(self, key, params[key])
+        self.total_mass = self.masspole + self.masscart
+        self.polemass_length = self.masspole * self.length
+        self.kinematics_integrator = "euler"
+        self.theta_threshold_radians = 12 * 2 * math.pi / 360
+        self.x_threshold = 2.4
+        high = np.array(
+            [self.x_threshold * 2, np.inf, self.theta_threshold_radians * 2, np.inf],
+            dtype=np.float32,
+        )
+        self.action_space = spaces.Discrete(2)
+        self.observation_space = spaces.Box(-high, high, dtype=np.float32)
+        self.screen_width = 600
+        self.screen_height = 400
+
+    def step(self, action: Any):
+        """Steps; after termination keeps Gymnasium's behaviour (reward 0 and a warning)."""
+        if self._has_reset and self._state_fields()["steps_beyond_terminated"] == 0:
+            gym.logger.warn(
+                "You are calling 'step()' even though this environment has already returned "
+                "terminated = True. You should always call 'reset()' once you receive "
+                "'terminated = True' -- any further steps are undefined behavior."
+            )
+        return super().step(action)
+
+    @property
+    def state(self) -> np.ndarray | None:
+        """(x, x_dot, theta, theta_dot) as float64, like Gymnasium's ``state``."""
+        if not self._has_reset:
+            return None
+        f = self._state_fields()
+        return np.array([f["x"], f["x_dot"], f["theta"], f["theta_dot"]], dtype=np.float64)
+
+
+class MountainCarEnv(_DiscreteEnv):
+    """MountainCar-v0: drive an underpowered car up a hill (actions 0, 1, 2).
+
+    Matches ``gymnasium.envs.classic_control.MountainCarEnv`` including
+    ``goal_velocity`` and the reset options ``low``/``high`` (default -0.6, -0.4).
+    """
+
+    _kind = "MountainCar"
+    metadata = {"render_modes": ["human", "rgb_array"], "render_fps": 30}
+    _state_dtype = np.dtype([("position", "f8"), ("velocity", "f8")])
+
+    def __init__(self, render_mode: str | None = None, goal_velocity: float = 0):
+        params = mountain_car_params(goal_velocity=goal_velocity)
+        super().__init__(render_mode=render_mode, **params)
+        self.min_position = -1.2
+        self.max_position = 0.6
+        self.max_speed = 0.07
+        self.goal_position = 0.5
+        self.goal_velocity = goal_velocity
+        self.force = params["force"]
+        self.gravity = params["gravity"]
+        self.low = np.array([self.min_position, -self.max_speed], dtype=np.float32)
+        self.high = np.array([self.max_position, self.max_speed], dtype=np.float32)
+        self.screen_width = 600
+        self.screen_height = 400
+        self.action_space = spaces.Discrete(3)
+        self.observation_space = spaces.Box(self.low, self.high, dtype=np.float32)
+
+    @property
+    def state(self) -> tuple[float, float] | None:
+        """(position, velocity)."""
+        if not self._has_reset:
+            return None
+        f = self._state_fields()
+        return (float(f["position"]), float(f["velocity"]))
+
+
+class Continuous_MountainCarEnv(_ContinuousEnv):  # noqa: N801 (Gymnasium's name)
+    """MountainCarContinuous-v0: the mountain car with a force in [-1, 1].
+
+    Matches ``gymnasium.envs.classic_control.Continuous_MountainCarEnv``,
+    including its float32 state and numpy-2 float32 arithmetic. Actions are
+    taken as float32 (the action space's dtype); out-of-range actions are
+    clipped for the force but, as in Gymnasium, the reward penalises the
+    unclipped action.
+    """
+
+    _kind = "MountainCarContinuous"
+    metadata = {"render_modes": ["human", "rgb_array"], "render_fps": 30}
+    _state_dtype = np.dtype([("position", "f8"), ("velocity", "f8"), ("state_f32", "i8")])
+
+    def __init__(self, render_mode: str | None = None, goal_velocity: float = 0):
+        params = continuous_mountain_car_params(goal_velocity=goal_velocity)
+        super().__init__(render_mode=render_mode, **params)
+        self.min_action = -1.0
+        self.max_action = 1.0
+        self.min_position = -1.2
+        self.max_position = 0.6
+        self.max_speed = 0.07
+        self.goal_position = 0.45
+        self.goal_velocity = goal_velocity
+        self.power = params["power"]
+        self.low_state = np.array([self.min_position, -self.max_speed], dtype=np.float32)
+        self.high_state = np.array([self.max_position, self.max_speed], dtype=np.float32)
+        self.screen_width = 600
+        self.screen_height = 400
+        self.action_space = spaces.Box(
+            low=self.min_action, high=self.max_action, shape=(1,), dtype=np.float32
+        )
+        self.observation_space = spaces.Box(
+            low=self.low_state, high=self.high_state, dtype=np.float32
+        )
+
+    @property
+    def state(self) -> np.ndarray | None:
+        """(position, velocity)."""
+        if not self._has_reset:
+            return None
+        f = self._state_fields()
+        dtype = np.float32 if f["state_f32"] else np.float64
+        return np.array([f["position"], f["velocity"]], dtype=dtype)
+
+
+class PendulumEnv(_ContinuousEnv):
+    """Pendulum-v1: swing a pendulum up with a torque in [-2, 2].
+
+    Matches ``gymnasium.envs.classic_control.PendulumEnv`` including ``g`` and
+    the reset options ``x_init``/``y_init`` (default pi, 1.0).
+    """
+
+    _kind = "Pendulum"
+    metadata = {"render_modes": ["human", "rgb_array"], "render_fps": 30}
+    _state_dtype = np.dtype([("th", "f8"), ("thdot", "f8"), ("last_u", "f8")])
+
+    def __init__(self, render_mode: str | None = None, g: float = 10.0):
+        params = pendulum_params(g=g)
+        super().__init__(render_mode=render_mode, **params)
+        self.max_speed = 8
+        self.max_torque = 2.0
+        self.dt = 0.05
+        self.g = g
+        self.m = 1.0
+        self.l = 1.0  # noqa: E741 (Gymnasium's name)
+        self.screen_dim = 500
+        high = np.array([1.0, 1.0, self.max_speed], dtype=np.float32)
+        self.action_space = spaces.Box(
+            low=-self.max_torque, high=self.max_torque, shape=(1,), dtype=np.float32
+        )
+        self.observation_space = spaces.Box(low=-high, high=high, dtype=np.float32)
+
+    @property
+    def state(self) -> np.ndarray | None:
+        """(theta, theta_dot) as float64."""
+        if not self._has_reset:
+            return None
+        f = self._state_fields()
+        return np.array([f["th"], f["thdot"]], dtype=np.float64)
+
+    @property
+    def last_u(self) -> float | None:
+        """The last (clipped) torque, None right after reset."""
+        if not self._has_reset:
+            return None
+        u = float(self._state_fields()["last_u"])
+        return None if math.isnan(u) else u
+
+
+class AcrobotEnv(_DiscreteEnv):
+    """Acrobot-v1: swing a two-link arm above a line (torques -1, 0, +1).
+
+    Matches ``gymnasium.envs.classic_control.AcrobotEnv`` ("book" dynamics,
+    RK4 with dt = 0.2, float32 state after reset). ``torque_noise_max`` adds
+    uniform torque noise drawn from the env's stream, as in Gymnasium.
+    """
+
+    _kind = "Acrobot"
+    metadata = {"render_modes": ["human", "rgb_array"], "render_fps": 15}
+    _state_dtype = np.dtype([("s", "f8", (4,))])
+
+    dt = 0.2
+    LINK_LENGTH_1 = 1.0
+    LINK_LENGTH_2 = 1.0
+    LINK_MASS_1 = 1.0
+    LINK_MASS_2 = 1.0
+    LINK_COM_POS_1 = 0.5
+    LINK_COM_POS_2 = 0.5
+    LINK_MOI = 1.0
+    MAX_VEL_1 = 4 * math.pi
+    MAX_VEL_2 = 9 * math.pi
+    AVAIL_TORQUE = [-1.0, 0.0, +1]
+    SCREEN_DIM = 500
+    actions_num = 3
+
+    def __init__(self, render_mode: str | None = None, torque_noise_max: float = 0.0):
+        self._params = acrobot_params(torque_noise_max=torque_noise_max)
+        super().__init__(render_mode=render_mode, **self._params)
+        high = np.array(
+            [1.0, 1.0, 1.0, 1.0, self.MAX_VEL_1, self.MAX_VEL_2], dtype=np.float32
+        )
+        self.observation_space = spaces.Box(low=-high, high=high, dtype=np.float32)
+        self.action_space = spaces.Discrete(3)
+
+    def _set_param(self, **changes: Any) -> None:
+        params = {**self._params, **changes}
+        new = acrobot_params(
+            torque_noise_max=params["torque_noise_max"],
+            book_or_nips="book" if params["book"] else "nips",
+        )
+        self._core.set_params(new)
+        self._params = new
+
+    @property
+    def torque_noise_max(self) -> float:
+        """Maximum uniform torque noise per step (Gymnasium's class attribute; settable)."""
+        return self._params["torque_noise_max"]
+
+    @torque_noise_max.setter
+    def torque_noise_max(self, value: float) -> None:
+        self._set_param(torque_noise_max=value)
+
+    @property
+    def book_or_nips(self) -> str:
+        """Which dynamics: "book" (Gymnasium's default) or "nips" (settable)."""
+        return "book" if self._params["book"] else "nips"
+
+    @book_or_nips.setter
+    def book_or_nips(self, value: str) -> None:
+        if value not in ("book", "nips"):
+            raise ValueError(f"book_or_nips must be 'book' or 'nips', got {value!r}")
+        self._set_param(book=value == "book")
+
+    @property
+    def state(self) -> np.ndarray | None:
+        """(theta1, theta2, dtheta1, dtheta2) as float64."""
+        if not self._has_reset:
+            return None
+        return np.array(self._state_fields()["s"], dtype=np.float64)

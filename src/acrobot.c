@@ -1,0 +1,162 @@
+#include <math.h>
+
+#include "ccgym/acrobot.h"
+#include "ccgym/driver.h"
+#include "ccgym/npmath.h"
+#include "npy_sincosf.h"
+
+#define G 9.8
+
+void ccgym_acrobot_params_init(ccgym_acrobot_params *p, double link_length_1,
+                               double link_length_2, double link_mass_1, double link_mass_2,
+                               double link_com_pos_1, double link_com_pos_2, double link_moi,
+                               double max_vel_1, double max_vel_2, double torque_noise_max,
+                               int book, int use_npy_fma_trig)
+{
+    const double m1 = link_mass_1, m2 = link_mass_2, l1 = link_length_1;
+    const double lc1 = link_com_pos_1, lc2 = link_com_pos_2, I2 = link_moi;
+    p->dt = 0.2;
+    p->link_length_1 = link_length_1;
+    p->link_length_2 = link_length_2;
+    p->link_mass_1 = m1;
+    p->link_mass_2 = m2;
+    p->link_com_pos_1 = lc1;
+    p->link_com_pos_2 = lc2;
+    p->link_moi = link_moi;
+    p->max_vel_1 = max_vel_1;
+    p->max_vel_2 = max_vel_2;
+    p->torque_noise_max = torque_noise_max;
+    p->book = book;
+    p->use_npy_fma_trig = use_npy_fma_trig;
+    p->reserved = 0;
+    /* d1 = m1 * lc1**2 + m2 * (l1**2 + lc2**2 + 2 * l1 * lc2 * cos(theta2)) + I1 + I2 */
+    p->d1_a = m1 * ccgym_pow2(lc1);
+    p->d1_b = ccgym_pow2(l1) + ccgym_pow2(lc2);
+    p->d1_c = 2 * l1 * lc2;
+    /* d2 = m2 * (lc2**2 + l1 * lc2 * cos(theta2)) + I2 */
+    p->d2_a = ccgym_pow2(lc2);
+    p->d2_b = l1 * lc2;
+    /* phi2 = m2 * lc2 * g * cos(theta1 + theta2 - pi / 2.0) */
+    p->phi2_c = m2 * lc2 * G;
+    /* phi1 = -m2 * l1 * lc2 * dtheta2**2 * sin(theta2)
+     *        - 2 * m2 * l1 * lc2 * dtheta2 * dtheta1 * sin(theta2)
+     *        + (m1 * lc1 + m2 * l1) * g * cos(theta1 - pi / 2) + phi2 */
+    p->phi1_a = -m2 * l1 * lc2;
+    p->phi1_b = 2 * m2 * l1 * lc2;
+    p->phi1_c = (m1 * lc1 + m2 * l1) * G;
+    /* book: ... - m2 * l1 * lc2 * dtheta1**2 * sin(theta2) ... */
+    p->dd2_c = m2 * l1 * lc2;
+    /* denominator: m2 * lc2**2 + I2 - d2**2 / d1 */
+    p->den_a = m2 * ccgym_pow2(lc2) + I2;
+}
+
+/* AcrobotEnv._dsdt on s = (theta1, theta2, dtheta1, dtheta2), torque a. */
+static inline void acrobot_dsdt(const ccgym_acrobot_params *p, const double *s, double a,
+                                double *out)
+{
+    const double m2 = p->link_mass_2, I1 = p->link_moi, I2 = p->link_moi;
+    const double theta1 = s[0], theta2 = s[1], dtheta1 = s[2], dtheta2 = s[3];
+    const double cos_t2 = cos(theta2), sin_t2 = sin(theta2);
+    const double d1 = p->d1_a + m2 * (p->d1_b + p->d1_c * cos_t2) + I1 + I2;
+    const double d2 = m2 * (p->d2_a + p->d2_b * cos_t2) + I2;
+    const double phi2 = p->phi2_c * cos(theta1 + theta2 - M_PI / 2.0);
+    const double phi1 = p->phi1_a * ccgym_pow2(dtheta2) * sin_t2 -
+                        p->phi1_b * dtheta2 * dtheta1 * sin_t2 +
+                        p->phi1_c * cos(theta1 - M_PI / 2) + phi2;
+    double ddtheta2;
+    if (p->book)
+        ddtheta2 = (a + d2 / d1 * phi1 - p->dd2_c * ccgym_pow2(dtheta1) * sin_t2 - phi2) /
+                   (p->den_a - ccgym_pow2(d2) / d1);
+    else
+        ddtheta2 = (a + d2 / d1 * phi1 - phi2) / (p->den_a - ccgym_pow2(d2) / d1);
+    const double ddtheta1 = -(d2 * ddtheta2 + phi1) / d1;
+    out[0] = dtheta1;
+    out[1] = dtheta2;
+    out[2] = ddtheta1;
+    out[3] = ddtheta2;
+}
+
+/* acrobot.wrap: shift by 2*pi until inside [m, M] (no loop on inf). */
+static inline double acrobot_wrap(double x, double m, double M)
+{
+    const double diff = M - m;
+    if (!isfinite(x))
+        return x;
+    while (x > M)
+        x = x - diff;
+    while (x < m)
+        x = x + diff;
+    return x;
+}
+
+static inline void ccgym_acrobot_step(const ccgym_acrobot_params *p, ccgym_acrobot_state *st,
+                                      ccgym_pcg64 *rng, const int64_t *action, float *obs,
+                                      double *reward, uint8_t *terminated)
+{
+    static const double avail_torque[3] = {-1.0, 0.0, 1.0};
+    double torque = avail_torque[*action];
+    if (p->torque_noise_max > 0)
+        torque += ccgym_pcg64_uniform(rng, -p->torque_noise_max,
+                                      p->torque_noise_max - -p->torque_noise_max);
+    /* rk4(self._dsdt, s_augmented, [0, self.dt]): one step of size dt; the
+     * torque rides along as a fifth state with derivative 0. */
+    const double dt = p->dt - 0, dt2 = dt / 2.0;
+    const double *y0 = st->s;
+    double k1[4], k2[4], k3[4], k4[4], y[4];
+    acrobot_dsdt(p, y0, torque, k1);
+    for (int j = 0; j < 4; j++)
+        y[j] = y0[j] + dt2 * k1[j];
+    acrobot_dsdt(p, y, torque + dt2 * 0.0, k2);
+    for (int j = 0; j < 4; j++)
+        y[j] = y0[j] + dt2 * k2[j];
+    acrobot_dsdt(p, y, torque + dt2 * 0.0, k3);
+    for (int j = 0; j < 4; j++)
+        y[j] = y0[j] + dt * k3[j];
+    acrobot_dsdt(p, y, torque + dt * 0.0, k4);
+    double ns[4];
+    for (int j = 0; j < 4; j++)
+        ns[j] = y0[j] + dt / 6.0 * (k1[j] + 2 * k2[j] + 2 * k3[j] + k4[j]);
+    ns[0] = acrobot_wrap(ns[0], -M_PI, M_PI);
+    ns[1] = acrobot_wrap(ns[1], -M_PI, M_PI);
+    ns[2] = ccgym_py_bound(ns[2], -p->max_vel_1, p->max_vel_1);
+    ns[3] = ccgym_py_bound(ns[3], -p->max_vel_2, p->max_vel_2);
+    for (int j = 0; j < 4; j++)
+        st->s[j] = ns[j];
+    const int term = -cos(ns[0]) - cos(ns[1] + ns[0]) > 1.0;
+    *terminated = (uint8_t)term;
+    *reward = term ? 0.0 : -1.0;
+    obs[0] = (float)cos(ns[0]);
+    obs[1] = (float)sin(ns[0]);
+    obs[2] = (float)cos(ns[1]);
+    obs[3] = (float)sin(ns[1]);
+    obs[4] = (float)ns[2];
+    obs[5] = (float)ns[3];
+}
+
+static inline void ccgym_acrobot_reset(const ccgym_acrobot_params *p, ccgym_acrobot_state *st,
+                                       ccgym_pcg64 *rng, double low, double high, float *obs)
+{
+    /* uniform(...).astype(np.float32): the state is float32, and so is the
+     * numpy cos/sin of it in the first observation. */
+    float s32[4];
+    for (int j = 0; j < 4; j++) {
+        s32[j] = (float)ccgym_pcg64_uniform(rng, low, high - low);
+        st->s[j] = s32[j];
+    }
+    if (p->use_npy_fma_trig) {
+        obs[0] = ccgym_npy_cosf(s32[0]);
+        obs[1] = ccgym_npy_sinf(s32[0]);
+        obs[2] = ccgym_npy_cosf(s32[1]);
+        obs[3] = ccgym_npy_sinf(s32[1]);
+    } else {
+        obs[0] = ccgym_npy_cosf_nofma(s32[0]);
+        obs[1] = ccgym_npy_sinf_nofma(s32[0]);
+        obs[2] = ccgym_npy_cosf_nofma(s32[1]);
+        obs[3] = ccgym_npy_sinf_nofma(s32[1]);
+    }
+    obs[4] = s32[2];
+    obs[5] = s32[3];
+}
+
+CCGYM_DEFINE_ENV(ccgym_acrobot, "Acrobot", ccgym_acrobot_state, ccgym_acrobot_params, int64_t,
+                 0, 3, 6, -0.1, 0.1)

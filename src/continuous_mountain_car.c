@@ -1,0 +1,124 @@
+#include <math.h>
+
+#include "ccgym/continuous_mountain_car.h"
+#include "ccgym/driver.h"
+#include "ccgym/npmath.h"
+
+void ccgym_continuous_mountain_car_params_init(ccgym_continuous_mountain_car_params *p,
+                                               double goal_velocity, double power)
+{
+    p->min_position = -1.2;
+    p->max_position = 0.6;
+    p->max_speed = 0.07;
+    p->goal_position = 0.45;
+    p->goal_velocity = goal_velocity;
+    p->power = power;
+}
+
+/* A value that is either a numpy float32 scalar or a Python float, as the
+ * same variable is in Gymnasium's step depending on the branch taken. */
+typedef struct mixed {
+    double v;
+    int f32;
+} mixed;
+
+static inline int mixed_gt(mixed a, double b) { return a.f32 ? (float)a.v > (float)b : a.v > b; }
+static inline int mixed_lt(mixed a, double b) { return a.f32 ? (float)a.v < (float)b : a.v < b; }
+static inline int mixed_ge(mixed a, double b) { return a.f32 ? (float)a.v >= (float)b : a.v >= b; }
+static inline int mixed_eq(mixed a, double b) { return a.f32 ? (float)a.v == (float)b : a.v == b; }
+
+/* a + b, where at most one of the two is a float64 numpy scalar (never
+ * together with a float32 one): float32 + Python float stays float32. */
+static inline mixed mixed_add_to(mixed acc, mixed b, int acc_is_np64)
+{
+    mixed r;
+    if (acc_is_np64) {
+        r.v = acc.v + b.v;
+        r.f32 = 0;
+    } else if (acc.f32) {
+        r.v = (double)((float)acc.v + (float)b.v);
+        r.f32 = 1;
+    } else if (b.f32) {
+        r.v = (double)((float)acc.v + (float)b.v);
+        r.f32 = 1;
+    } else {
+        r.v = acc.v + b.v;
+        r.f32 = 0;
+    }
+    return r;
+}
+
+static inline void ccgym_continuous_mountain_car_step(
+    const ccgym_continuous_mountain_car_params *p, ccgym_continuous_mountain_car_state *s,
+    ccgym_pcg64 *rng, const float *action, float *obs, double *reward, uint8_t *terminated)
+{
+    (void)rng;
+    const float a = action[0];
+    /* After a step the state is float32 (numpy float32 scalars); right after
+     * reset it is float64 (numpy float64 scalars, which win every promotion). */
+    const int np64 = !s->state_f32;
+    mixed position = {s->position, !np64};
+    mixed velocity = {s->velocity, !np64};
+
+    /* force = min(max(action[0], -1.0), 1.0): a float32 scalar unless clipped. */
+    mixed force = {a, 1};
+    if (-1.0f > a)
+        force = (mixed){-1.0, 0};
+    else if (1.0f < a)
+        force = (mixed){1.0, 0};
+
+    /* velocity += force * power - 0.0025 * math.cos(3 * position) */
+    double three_pos = position.f32 ? (double)(3.0f * (float)position.v) : 3 * position.v;
+    double c = 0.0025 * cos(three_pos);
+    mixed t;
+    if (force.f32) {
+        t.v = (double)((float)force.v * (float)p->power - (float)c);
+        t.f32 = 1;
+    } else {
+        t.v = force.v * p->power - c;
+        t.f32 = 0;
+    }
+    velocity = mixed_add_to(velocity, t, np64);
+
+    if (mixed_gt(velocity, p->max_speed))
+        velocity = (mixed){p->max_speed, 0};
+    if (mixed_lt(velocity, -p->max_speed))
+        velocity = (mixed){-p->max_speed, 0};
+
+    position = mixed_add_to(position, velocity, np64);
+    if (mixed_gt(position, p->max_position))
+        position = (mixed){p->max_position, 0};
+    if (mixed_lt(position, p->min_position))
+        position = (mixed){p->min_position, 0};
+    if (mixed_eq(position, p->min_position) && velocity.v < 0)
+        velocity = (mixed){0.0, 0};
+
+    int term = mixed_ge(position, p->goal_position) && mixed_ge(velocity, p->goal_velocity);
+    double r = term ? 100.0 : 0.0;
+    r -= ccgym_pow2((double)a) * 0.1;
+
+    float pos32 = (float)position.v, vel32 = (float)velocity.v;
+    s->position = pos32;
+    s->velocity = vel32;
+    s->state_f32 = 1;
+    *terminated = (uint8_t)term;
+    *reward = r;
+    obs[0] = pos32;
+    obs[1] = vel32;
+}
+
+static inline void ccgym_continuous_mountain_car_reset(
+    const ccgym_continuous_mountain_car_params *p, ccgym_continuous_mountain_car_state *s,
+    ccgym_pcg64 *rng, double low, double high, float *obs)
+{
+    (void)p;
+    s->position = ccgym_pcg64_uniform(rng, low, high - low);
+    s->velocity = 0.0;
+    s->state_f32 = 0;
+    obs[0] = (float)s->position;
+    obs[1] = 0.0f;
+}
+
+CCGYM_DEFINE_ENV(ccgym_continuous_mountain_car, "MountainCarContinuous",
+                 ccgym_continuous_mountain_car_state, ccgym_continuous_mountain_car_params,
+                 float, 1, 0, 2, -0.6, -0.4)

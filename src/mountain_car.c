@@ -1,0 +1,52 @@
+#include <math.h>
+
+#include "ccgym/driver.h"
+#include "ccgym/mountain_car.h"
+#include "ccgym/npmath.h"
+
+void ccgym_mountain_car_params_init(ccgym_mountain_car_params *p, double goal_velocity,
+                                    double force, double gravity)
+{
+    p->min_position = -1.2;
+    p->max_position = 0.6;
+    p->max_speed = 0.07;
+    p->goal_position = 0.5;
+    p->goal_velocity = goal_velocity;
+    p->force = force;
+    p->gravity = gravity;
+}
+
+static inline void ccgym_mountain_car_step(const ccgym_mountain_car_params *p,
+                                           ccgym_mountain_car_state *s, ccgym_pcg64 *rng,
+                                           const int64_t *action, float *obs, double *reward,
+                                           uint8_t *terminated)
+{
+    (void)rng;
+    double position = s->position, velocity = s->velocity;
+    velocity += (double)(*action - 1) * p->force + cos(3 * position) * (-p->gravity);
+    velocity = ccgym_npy_clip(velocity, -p->max_speed, p->max_speed);
+    position += velocity;
+    position = ccgym_npy_clip(position, p->min_position, p->max_position);
+    if (position == p->min_position && velocity < 0)
+        velocity = 0;
+    *terminated = (uint8_t)(position >= p->goal_position && velocity >= p->goal_velocity);
+    *reward = -1.0;
+    s->position = position;
+    s->velocity = velocity;
+    obs[0] = (float)position;
+    obs[1] = (float)velocity;
+}
+
+static inline void ccgym_mountain_car_reset(const ccgym_mountain_car_params *p,
+                                            ccgym_mountain_car_state *s, ccgym_pcg64 *rng,
+                                            double low, double high, float *obs)
+{
+    (void)p;
+    s->position = ccgym_pcg64_uniform(rng, low, high - low);
+    s->velocity = 0.0;
+    obs[0] = (float)s->position;
+    obs[1] = 0.0f;
+}
+
+CCGYM_DEFINE_ENV(ccgym_mountain_car, "MountainCar", ccgym_mountain_car_state,
+                 ccgym_mountain_car_params, int64_t, 0, 3, 2, -0.6, -0.4)

@@ -1,0 +1,65 @@
+#include <math.h>
+
+#include "ccgym/driver.h"
+#include "ccgym/npmath.h"
+#include "ccgym/pendulum.h"
+
+void ccgym_pendulum_params_init(ccgym_pendulum_params *p, double g, double m, double l,
+                                double max_speed, double max_torque, double dt)
+{
+    p->max_speed = max_speed;
+    p->max_torque = max_torque;
+    p->dt = dt;
+    p->g = g;
+    p->m = m;
+    p->l = l;
+    p->sin_coef = 3 * g / (2 * l);
+    p->torque_coef = 3.0 / (m * ccgym_pow2(l));
+}
+
+static inline void pendulum_observe(const ccgym_pendulum_state *s, float *obs)
+{
+    obs[0] = (float)cos(s->th);
+    obs[1] = (float)sin(s->th);
+    obs[2] = (float)s->thdot;
+}
+
+static inline void ccgym_pendulum_step(const ccgym_pendulum_params *p, ccgym_pendulum_state *s,
+                                       ccgym_pcg64 *rng, const float *action, float *obs,
+                                       double *reward, uint8_t *terminated)
+{
+    (void)rng;
+    const double th = s->th, thdot = s->thdot, dt = p->dt;
+    /* np.clip(u, -max_torque, max_torque)[0] on a float32 array stays float32. */
+    const float u = ccgym_npy_clipf(action[0], (float)-p->max_torque, (float)p->max_torque);
+    s->last_u = u;
+    /* angle_normalize(th) ** 2 + 0.1 * thdot**2 + 0.001 * (u**2); the last
+     * term is float32 arithmetic (Python float times numpy float32). */
+    const double an = ccgym_npy_remainder(th + M_PI, 2 * M_PI) - M_PI;
+    const float u_cost = 0.001f * ccgym_pow2f(u);
+    const double costs = ccgym_pow2(an) + 0.1 * ccgym_pow2(thdot) + (double)u_cost;
+    const float u_acc = (float)p->torque_coef * u;
+    double newthdot = thdot + (p->sin_coef * sin(th) + (double)u_acc) * dt;
+    newthdot = ccgym_npy_clip(newthdot, -p->max_speed, p->max_speed);
+    const double newth = th + newthdot * dt;
+    s->th = newth;
+    s->thdot = newthdot;
+    *reward = -costs;
+    *terminated = 0;
+    pendulum_observe(s, obs);
+}
+
+/* (x_init, y_init): the state is uniform in [-x, x] x [-y, y]. */
+static inline void ccgym_pendulum_reset(const ccgym_pendulum_params *p, ccgym_pendulum_state *s,
+                                        ccgym_pcg64 *rng, double x, double y, float *obs)
+{
+    (void)p;
+    const double lx = -x, ly = -y;
+    s->th = ccgym_pcg64_uniform(rng, lx, x - lx);
+    s->thdot = ccgym_pcg64_uniform(rng, ly, y - ly);
+    s->last_u = NAN;
+    pendulum_observe(s, obs);
+}
+
+CCGYM_DEFINE_ENV(ccgym_pendulum, "Pendulum", ccgym_pendulum_state, ccgym_pendulum_params,
+                 float, 1, 0, 3, M_PI, 1.0)
