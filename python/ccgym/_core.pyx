@@ -55,6 +55,14 @@ def int_seed_words(seed):
     return np.array(words or [0], dtype=np.uint32)
 
 
+cdef inline bint _discrete_in_range(const int64_t *a, size_t n, int64_t n_actions) noexcept nogil:
+    cdef size_t i
+    cdef bint ok = True
+    for i in range(n):
+        ok &= (a[i] >= 0) & (a[i] < n_actions)
+    return ok
+
+
 cdef class Batch:
     """N instances of one classic-control env, stepped and reset by C.
 
@@ -342,6 +350,41 @@ cdef class Batch:
         cdef const void *a = cnp.PyArray_DATA(actions)
         with nogil:
             ccgym_batch_step(self._def, &self._b, a, self.num_threads)
+
+    def step_collect(self, actions, bint copy=True):
+        """Validates and steps every instance; returns (obs, reward, terminated,
+        truncated): fresh copies, or the internal buffers when copy is False."""
+        self._check_open()
+        cdef cnp.ndarray arr
+        if (self.action_dim == 0 and type(actions) is np.ndarray
+                and cnp.PyArray_TYPE(<cnp.ndarray>actions) == cnp.NPY_INT64
+                and cnp.PyArray_NDIM(<cnp.ndarray>actions) == 1
+                and cnp.PyArray_DIM(<cnp.ndarray>actions, 0) == self.num_envs
+                and cnp.PyArray_IS_C_CONTIGUOUS(<cnp.ndarray>actions)):
+            arr = <cnp.ndarray>actions
+            if not _discrete_in_range(<const int64_t *>cnp.PyArray_DATA(arr), self._b.n,
+                                      self.n_actions):
+                self._discrete_actions(actions)  # raises with the details
+        else:
+            arr = self.check_actions(actions)
+        cdef const void *a = cnp.PyArray_DATA(arr)
+        with nogil:
+            ccgym_batch_step(self._def, &self._b, a, self.num_threads)
+        if not copy:
+            return self.obs, self.reward, self.terminated, self.truncated
+        return (cnp.PyArray_NewCopy(<cnp.ndarray>self.obs, cnp.NPY_CORDER),
+                cnp.PyArray_NewCopy(<cnp.ndarray>self.reward, cnp.NPY_CORDER),
+                cnp.PyArray_NewCopy(<cnp.ndarray>self.terminated, cnp.NPY_CORDER),
+                cnp.PyArray_NewCopy(<cnp.ndarray>self.truncated, cnp.NPY_CORDER))
+
+    def any_pending(self):
+        """Whether an instance is done and not yet reset (DISABLED mode)."""
+        cdef const uint8_t *p = self._b.pending_reset
+        cdef Py_ssize_t i
+        for i in range(self.num_envs):
+            if p[i]:
+                return True
+        return False
 
     def step_single(self, action):
         """Steps instance 0 of a batch of one; returns (obs copy, reward, terminated).

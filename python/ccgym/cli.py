@@ -1,0 +1,61 @@
+"""The ``ccgym`` command line: ``ccgym bench``, ``ccgym train``, ``ccgym demo``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+
+def _demo(args: argparse.Namespace) -> int:
+    import gymnasium as gym
+    import numpy as np
+
+    import ccgym
+
+    print(f"ccgym {ccgym.__version__}: random actions, {args.steps} steps per env")
+    for env_id in ccgym.ENV_IDS:
+        envs = ccgym.make_vec(env_id, num_envs=args.num_envs)
+        envs.reset(seed=0)
+        envs.action_space.seed(0)
+        actions = [envs.action_space.sample() for _ in range(16)]
+        t0 = time.perf_counter()
+        for k in range(args.steps):
+            envs.step(actions[k % 16])
+        dt = time.perf_counter() - t0
+        envs.close()
+        single = gym.make(f"ccgym/{env_id}")
+        obs, _ = single.reset(seed=0)
+        print(f"  {env_id:26s} {args.num_envs * args.steps / dt / 1e6:8.2f} M env-steps/s "
+              f"(N={args.num_envs}); first obs {np.array2string(obs, precision=4)}")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="ccgym", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    demo = sub.add_parser("demo", help="step every env with random actions")
+    demo.add_argument("--num-envs", type=int, default=1024)
+    demo.add_argument("--steps", type=int, default=1000)
+    demo.set_defaults(func=_demo)
+
+    try:
+        from ccgym import bench
+    except ImportError:  # pragma: no cover - bench ships with the package
+        bench = None
+    if bench is not None:
+        bench.add_parser(sub)
+    try:
+        from ccgym import train
+    except ImportError:  # pragma: no cover
+        train = None
+    if train is not None:
+        train.add_parser(sub)
+
+    args = parser.parse_args(argv)
+    return int(args.func(args) or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

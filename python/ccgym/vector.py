@@ -1,0 +1,304 @@
+"""The native batched vector env: all N instances stepped in one C call.
+
+:class:`VectorEnv` is a :class:`gymnasium.vector.VectorEnv` over ccgym's C
+core. With the same seeds and actions it returns what
+``gymnasium.vector.SyncVectorEnv`` over Gymnasium's own envs returns
+(observations, rewards, flags and infos), bit for bit, in each of
+Gymnasium's three autoreset modes.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium.vector import AutoresetMode
+from gymnasium.vector.utils import batch_space
+
+from ccgym import _core
+from ccgym._params import PARAMS, parse_reset_bounds
+
+__all__ = ["VectorEnv"]
+
+_AUTORESET = {
+    AutoresetMode.NEXT_STEP: _core.AUTORESET_NEXT_STEP,
+    AutoresetMode.SAME_STEP: _core.AUTORESET_SAME_STEP,
+    AutoresetMode.DISABLED: _core.AUTORESET_DISABLED,
+}
+
+
+def resolve_env_id(env_id: str) -> str:
+    """'ccgym/CartPole-v1' or 'CartPole-v1' -> 'CartPole-v1' (must be a ccgym id)."""
+    import ccgym
+
+    short = env_id[len("ccgym/"):] if env_id.startswith("ccgym/") else env_id
+    if short not in ccgym.ENV_SPECS:
+        raise gym.error.Error(
+            f"ccgym has no env {env_id!r}; available: {', '.join(ccgym.ENV_IDS)}"
+        )
+    return short
+
+
+def _single_env_class(env_id: str) -> type:
+    import ccgym
+
+    return getattr(ccgym.envs, ccgym.ENV_SPECS[env_id][0])
+
+
+class VectorEnv(gym.vector.VectorEnv):
+    """``num_envs`` instances of one ccgym env stepped together by C.
+
+    Args:
+        env_id: a ccgym id, e.g. ``"CartPole-v1"`` or ``"ccgym/CartPole-v1"``.
+        num_envs: the number of instances N.
+        max_episode_steps: the time limit (truncation); ``None`` (default)
+            takes the id's registered value, 0 means no limit.
+        autoreset_mode: ``"NextStep"`` (default), ``"SameStep"`` or
+            ``"Disabled"`` (a :class:`gymnasium.vector.AutoresetMode` or its
+            value), with Gymnasium's semantics.
+        num_threads: split each step over this many threads (instances are
+            independent, so results do not depend on it). Batches smaller than
+            2048 instances per thread use fewer threads.
+        copy: when True (default) every returned array is a fresh copy, the
+            caller's to keep. When False, observations, rewards and flags are
+            ccgym's internal buffers, overwritten by the next ``step``/``reset``.
+        episode_statistics: when True, ``infos`` carries ``"episode"``
+            (``{"r", "l", "t"}``) and ``"_episode"`` exactly as
+            :class:`gymnasium.wrappers.vector.RecordEpisodeStatistics` adds
+            them, computed in C; ``return_queue``, ``length_queue`` and
+            ``time_queue`` hold the last ``stats_buffer_length`` episodes.
+        render_mode: accepted for API compatibility; rendering is not
+            implemented yet.
+        **env_kwargs: the single env's keywords (``sutton_barto_reward``,
+            ``goal_velocity``, ``g``, ``torque_noise_max``).
+    """
+
+    def __init__(
+        self,
+        env_id: str,
+        num_envs: int = 1,
+        *,
+        max_episode_steps: int | None = None,
+        autoreset_mode: str | AutoresetMode = AutoresetMode.NEXT_STEP,
+        num_threads: int = 1,
+        copy: bool = True,
+        episode_statistics: bool = False,
+        stats_buffer_length: int = 100,
+        render_mode: str | None = None,
+        **env_kwargs: Any,
+    ) -> None:
+        import ccgym
+
+        self.env_id = resolve_env_id(env_id)
+        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)):
+            raise TypeError(f"num_envs must be an int, got {num_envs!r}")
+        if num_envs < 1:
+            raise ValueError(f"num_envs must be at least 1, got {num_envs}")
+        if isinstance(num_threads, bool) or not isinstance(num_threads, (int, np.integer)):
+            raise TypeError(f"num_threads must be an int, got {num_threads!r}")
+        if num_threads < 1:
+            raise ValueError(f"num_threads must be at least 1, got {num_threads}")
+        try:
+            mode = (autoreset_mode if isinstance(autoreset_mode, AutoresetMode)
+                    else AutoresetMode(autoreset_mode))
+        except ValueError:
+            raise ValueError(
+                f"autoreset_mode must be one of {[m.value for m in AutoresetMode]}, "
+                f"got {autoreset_mode!r}"
+            ) from None
+        if max_episode_steps is None:
+            max_episode_steps = ccgym.ENV_SPECS[self.env_id][1]
+        if isinstance(max_episode_steps, bool) or not isinstance(
+            max_episode_steps, (int, np.integer)
+        ) or max_episode_steps < 0:
+            raise ValueError(
+                f"max_episode_steps must be a non-negative int, got {max_episode_steps!r}"
+            )
+
+        single_cls = _single_env_class(self.env_id)
+        # One single env gives the spaces and metadata, and checks the kwargs
+        # and render_mode exactly as the single-env constructor does.
+        proto = single_cls(render_mode=render_mode, **env_kwargs)
+        self._kind = proto._kind
+        params = PARAMS[self._kind](**env_kwargs)
+        self._core = _core.Batch(
+            self._kind, int(num_envs), params, int(max_episode_steps), _AUTORESET[mode],
+            int(num_threads),
+        )
+        self.num_envs = int(num_envs)
+        self.max_episode_steps = int(max_episode_steps)
+        self.num_threads = int(num_threads)
+        self.copy = bool(copy)
+        self.autoreset_mode = mode
+        self.render_mode = render_mode
+        self.metadata = {
+            "render_modes": list(proto.metadata["render_modes"]),
+            "render_fps": proto.metadata["render_fps"],
+            "autoreset_mode": mode,
+        }
+        self.single_observation_space = proto.observation_space
+        self.single_action_space = proto.action_space
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        self.env_kwargs = dict(env_kwargs)
+        proto.close()
+
+        self._has_reset = False
+        self.episode_statistics = bool(episode_statistics)
+        self.episode_count = 0
+        self.return_queue: deque[float] = deque(maxlen=stats_buffer_length)
+        self.length_queue: deque[int] = deque(maxlen=stats_buffer_length)
+        self.time_queue: deque[float] = deque(maxlen=stats_buffer_length)
+        self._episode_start_times = np.zeros(self.num_envs)
+
+    # ------------------------------------------------------------------ API
+    def reset(self, *, seed: int | list[int | None] | None = None,
+              options: dict[str, Any] | None = None):
+        """Resets all instances, or those in ``options["reset_mask"]``.
+
+        ``seed``: None continues each instance's stream; an int s seeds
+        instance i with s + i; a list gives one seed (or None) per instance.
+        Other ``options`` are the single env's reset options.
+        """
+        self._check_open()
+        mask = None
+        if options is not None:
+            if not isinstance(options, dict):
+                raise TypeError(f"options must be a dict or None, got {type(options).__name__}")
+            options = dict(options)
+            if "reset_mask" in options:
+                mask = self._reset_mask(options.pop("reset_mask"))
+        self._seed(seed, mask)
+        a, b = parse_reset_bounds(self._kind, options)
+        self._core.reset(mask, a, b)
+        self._has_reset = True
+        now = time.perf_counter()
+        if mask is None:
+            self._episode_start_times[:] = now
+        else:
+            self._episode_start_times[mask] = now
+        obs = self._core.obs
+        return (obs.copy() if self.copy else obs), {}
+
+    def step(self, actions):
+        """Steps every instance in one C call; returns (obs, rewards,
+        terminations, truncations, infos) as SyncVectorEnv does."""
+        if not self._has_reset:
+            self._check_open()
+            raise gym.error.ResetNeeded("Cannot call step() before calling reset()")
+        core = self._core
+        if self.autoreset_mode is AutoresetMode.DISABLED and core.any_pending():
+            done = np.flatnonzero(core.pending_reset)
+            raise RuntimeError(
+                f"instances {done[:10].tolist()} are done and autoreset is disabled: reset "
+                "them with reset(options={'reset_mask': mask}) before stepping"
+            )
+        obs, rewards, terms, truncs = core.step_collect(actions, self.copy)
+        infos: dict[str, Any] = {}
+        if self.autoreset_mode is AutoresetMode.SAME_STEP or self.episode_statistics:
+            dones = np.logical_or(core.terminated, core.truncated)
+            if dones.any():
+                if self.autoreset_mode is AutoresetMode.SAME_STEP:
+                    self._add_final(infos, dones)
+                if self.episode_statistics:
+                    self._add_episode_stats(infos, dones)
+        return obs, rewards, terms, truncs, infos
+
+    def close_extras(self, **kwargs: Any) -> None:
+        """Closes the C core; later calls raise RuntimeError."""
+        self._core.closed = True
+
+    def render(self):
+        """Rendering is not implemented yet (a later ccgym release draws in C)."""
+        raise NotImplementedError("ccgym's vector env does not render yet")
+
+    # ------------------------------------------------------- native extras
+    @property
+    def episode_returns(self) -> np.ndarray:
+        """Running return of each instance's current episode (a view, float64)."""
+        return self._core.episode_return
+
+    @property
+    def episode_lengths(self) -> np.ndarray:
+        """Running length of each instance's current episode (a view, int64)."""
+        return self._core.episode_length
+
+    @property
+    def elapsed_steps(self) -> np.ndarray:
+        """Steps since each instance's last reset (a view)."""
+        return self._core.elapsed
+
+    def __repr__(self) -> str:
+        return f"ccgym.VectorEnv({self.env_id}, num_envs={self.num_envs})"
+
+    # -------------------------------------------------------------- helpers
+    def _check_open(self) -> None:
+        if self.closed or self._core.closed:
+            raise RuntimeError("the environment is closed")
+
+    def _reset_mask(self, mask: Any) -> np.ndarray:
+        if not isinstance(mask, np.ndarray):
+            raise TypeError(f"`options['reset_mask']` must be a numpy array, got {type(mask)}")
+        if mask.shape != (self.num_envs,):
+            raise ValueError(
+                f"`options['reset_mask']` must have shape `({self.num_envs},)`, got {mask.shape}"
+            )
+        if mask.dtype != np.bool_:
+            raise TypeError(f"`options['reset_mask']` must have `dtype=np.bool_`, got {mask.dtype}")
+        if not mask.any():
+            raise ValueError(
+                "`options['reset_mask']` must contain a boolean array with at least one True "
+                f"value, got reset_mask={mask}"
+            )
+        return np.ascontiguousarray(mask)
+
+    def _seed(self, seed: Any, mask: np.ndarray | None) -> None:
+        from ccgym.envs import _check_seed
+
+        if seed is None:
+            return
+        if isinstance(seed, (int, np.integer)) and not isinstance(seed, (bool, np.bool_)):
+            self._core.seed_range(_check_seed(seed), mask)
+            return
+        if not isinstance(seed, (list, tuple, np.ndarray)):
+            raise TypeError(f"seed must be None, an int or a list of ints, got {type(seed)}")
+        if len(seed) != self.num_envs:
+            raise ValueError(
+                "If seeds are passed as a list the length must match "
+                f"num_envs={self.num_envs} but got length={len(seed)}."
+            )
+        checked = [None if s is None else _check_seed(s) for s in seed]
+        for i, s in enumerate(checked):
+            if s is not None and (mask is None or mask[i]):
+                self._core.seed_one(i, s)
+
+    def _add_final(self, infos: dict[str, Any], dones: np.ndarray) -> None:
+        final_obs = np.full(self.num_envs, fill_value=None, dtype=object)
+        src = self._core.final_obs
+        for i in np.flatnonzero(dones):
+            final_obs[i] = src[i].copy()
+        infos["final_obs"] = final_obs
+        infos["_final_obs"] = dones.copy()
+        infos["final_info"] = {}
+        infos["_final_info"] = dones.copy()
+
+    def _add_episode_stats(self, infos: dict[str, Any], dones: np.ndarray) -> None:
+        if "episode" in infos or "_episode" in infos:
+            raise ValueError("info already has an 'episode' key")
+        now = time.perf_counter()
+        elapsed = np.round(now - self._episode_start_times, 6)
+        returns = np.where(dones, self._core.final_return, 0.0)
+        lengths = np.where(dones, self._core.final_length, 0)
+        infos["episode"] = {"r": returns, "l": lengths, "t": np.where(dones, elapsed, 0.0)}
+        infos["_episode"] = dones
+        idx = np.flatnonzero(dones)
+        self.episode_count += len(idx)
+        self.return_queue.extend(returns[idx].tolist())
+        self.length_queue.extend(lengths[idx].tolist())
+        self.time_queue.extend(elapsed[idx].tolist())
+        # Gymnasium's wrapper restarts the clock when the next episode starts:
+        # at once for SAME_STEP, on the resetting step for NEXT_STEP.
+        self._episode_start_times[idx] = now
