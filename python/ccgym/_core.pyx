@@ -6,6 +6,7 @@ are thin layers over :class:`Batch`."""
 import os
 
 import numpy as np
+from gymnasium.error import InvalidAction, ResetNeeded
 
 cimport numpy as cnp
 from libc.stdint cimport int64_t, uint8_t, uint32_t, uint64_t, uintptr_t
@@ -86,6 +87,8 @@ cdef class Batch:
     cdef readonly double default_a
     cdef readonly double default_b
     cdef public bint closed
+    cdef public bint has_reset
+    cdef public object after_terminated_hook
     cdef readonly object params_buffer
     cdef readonly object state_buffer
     cdef readonly object rng_state
@@ -114,6 +117,8 @@ cdef class Batch:
         self.default_a = self._def.default_a
         self.default_b = self._def.default_b
         self.closed = False
+        self.has_reset = False
+        self.after_terminated_hook = None
 
         self.params_buffer = _aligned_zeros(self._def.params_size)
         self._init_params(params)
@@ -385,6 +390,60 @@ cdef class Batch:
             if p[i]:
                 return True
         return False
+
+    def step1(self, action):
+        """The single-env step: validates `action` like Gymnasium's action space,
+        steps instance 0 and returns (obs copy, reward, terminated, False, {}).
+        Calls `after_terminated_hook()` when an instance that had already
+        terminated terminates again (CartPole warns there, as Gymnasium does)."""
+        if not self.has_reset:
+            raise ResetNeeded("Cannot call env.step() before calling env.reset()")
+        self._check_open()
+        cdef const void *a
+        cdef uint8_t was_done = self._b.pending_reset[0]
+        if self.action_dim == 0:
+            if type(action) is int or isinstance(action, (int, np.integer)) or (
+                    type(action) is np.ndarray and (<cnp.ndarray>action).ndim == 0
+                    and action.dtype.kind in "iu"):
+                try:
+                    self._single_action_i = action
+                except OverflowError:
+                    self._single_action_i = -1
+                if self._single_action_i < 0 or self._single_action_i >= self.n_actions:
+                    raise InvalidAction(
+                        f"{action!r} is outside the action space Discrete({self.n_actions})")
+            else:
+                raise InvalidAction(
+                    f"{action!r} ({type(action).__name__}) is not a valid action for "
+                    f"Discrete({self.n_actions}): expected an integer")
+            a = &self._single_action_i
+        else:
+            if (type(action) is np.ndarray and cnp.PyArray_TYPE(<cnp.ndarray>action) == cnp.NPY_FLOAT32
+                    and cnp.PyArray_NDIM(<cnp.ndarray>action) == 1
+                    and cnp.PyArray_DIM(<cnp.ndarray>action, 0) == 1):
+                self._single_action_f = (<float *>cnp.PyArray_DATA(<cnp.ndarray>action))[0]
+            else:
+                try:
+                    arr = np.asarray(action)
+                except Exception as e:
+                    raise InvalidAction(f"{action!r} is not a valid action: {e}") from None
+                if arr.dtype.kind not in "fiu" or arr.shape != (1,):
+                    raise InvalidAction(
+                        f"{action!r} is not a valid action: expected an array of shape (1,) "
+                        "of real numbers")
+                # float32, the action space's dtype (Gymnasium computes in the
+                # dtype it is given: parity holds for float32 actions).
+                self._single_action_f = arr.astype(np.float32)[0]
+            a = &self._single_action_f
+        with nogil:
+            self._def.step_range(&self._b, a, 0, 1)
+        cdef cnp.npy_intp dim = self.obs_dim
+        cdef cnp.ndarray out = cnp.PyArray_SimpleNew(1, &dim, cnp.NPY_FLOAT32)
+        memcpy(cnp.PyArray_DATA(out), self._b.obs, sizeof(float) * self.obs_dim)
+        cdef bint term = self._b.terminated[0] != 0
+        if term and was_done and self.after_terminated_hook is not None:
+            self.after_terminated_hook()
+        return out, self._b.reward[0], term, False, {}
 
     def step_single(self, action):
         """Steps instance 0 of a batch of one; returns (obs copy, reward, terminated).

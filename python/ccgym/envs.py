@@ -16,7 +16,6 @@ from typing import Any, ClassVar
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
-from gymnasium.error import InvalidAction, ResetNeeded
 
 from ccgym import _core
 from ccgym._params import (
@@ -76,7 +75,6 @@ class _CoreEnv(gym.Env):
         entropy = np.random.SeedSequence().entropy
         self._core.seed_one(0, entropy)
         self._np_random_seed = entropy
-        self._has_reset = False
 
     # Gymnasium keeps a numpy Generator in `_np_random`; ccgym's stream lives in
     # C. Reading gives a Generator at the C stream's current state (a copy:
@@ -113,20 +111,16 @@ class _CoreEnv(gym.Env):
             self._np_random_seed = seed
         a, b = self._reset_bounds(options)
         self._core.reset(None, a, b)
-        self._has_reset = True
+        self._core.has_reset = True
         return self._core.obs_single(), {}
 
-    def _action(self, action: Any) -> Any:
-        raise NotImplementedError
-
     def step(self, action: Any):
-        """Steps with one action; returns (obs, reward, terminated, False, {})."""
-        if not self._has_reset:
-            raise ResetNeeded("Cannot call env.step() before calling env.reset()")
-        if self._core.closed:
-            raise RuntimeError("the environment is closed")
-        obs, reward, terminated = self._core.step_single(self._action(action))
-        return obs, reward, terminated, False, {}
+        """Steps with one action; returns (obs, reward, terminated, False, {}).
+
+        Actions are checked like Gymnasium's action space checks them (an
+        integer in range; a float array of shape (1,)); a bad one raises
+        gymnasium.error.InvalidAction."""
+        return self._core.step1(action)
 
     def render(self):
         """Rendering is not implemented yet: returns None without a render_mode
@@ -155,41 +149,11 @@ class _CoreEnv(gym.Env):
 
 
 class _DiscreteEnv(_CoreEnv):
-    def _action(self, action: Any) -> int:
-        if type(action) is int:
-            a = action
-        elif isinstance(action, (int, np.integer)) or (
-            isinstance(action, np.ndarray)
-            and action.shape == ()
-            and np.issubdtype(action.dtype, np.integer)
-        ):
-            a = int(action)
-        else:
-            raise InvalidAction(
-                f"{action!r} ({type(action).__name__}) is not a valid action for "
-                f"{self.action_space}: expected an integer"
-            )
-        if not 0 <= a < self.action_space.n:
-            raise InvalidAction(f"{action!r} is outside the action space {self.action_space}")
-        return a
+    """An env with a Discrete action space."""
 
 
 class _ContinuousEnv(_CoreEnv):
-    def _action(self, action: Any) -> float:
-        if type(action) is np.ndarray and action.dtype == np.float32 and action.shape == (1,):
-            return float(action[0])
-        try:
-            arr = np.asarray(action)
-        except Exception as e:
-            raise InvalidAction(f"{action!r} is not a valid action: {e}") from None
-        if arr.dtype.kind not in "fiu" or arr.shape != (1,):
-            raise InvalidAction(
-                f"{action!r} is not a valid action for {self.action_space}: expected an "
-                "array of shape (1,) of real numbers"
-            )
-        # Computed in float32, the action space's dtype (Gymnasium computes in
-        # whatever dtype it is given: bit parity holds for float32 actions).
-        return float(arr.astype(np.float32)[0])
+    """An env with a Box action space of shape (1,), computed in float32."""
 
 
 class CartPoleEnv(_DiscreteEnv):
@@ -227,21 +191,20 @@ class CartPoleEnv(_DiscreteEnv):
         self.observation_space = spaces.Box(-high, high, dtype=np.float32)
         self.screen_width = 600
         self.screen_height = 400
+        self._core.after_terminated_hook = self._after_terminated
 
-    def step(self, action: Any):
-        """Steps; after termination keeps Gymnasium's behaviour (reward 0 and a warning)."""
-        if self._has_reset and self._state_fields()["steps_beyond_terminated"] == 0:
+    def _after_terminated(self) -> None:
+        if self._state_fields()["steps_beyond_terminated"] == 1:
             gym.logger.warn(
                 "You are calling 'step()' even though this environment has already returned "
                 "terminated = True. You should always call 'reset()' once you receive "
                 "'terminated = True' -- any further steps are undefined behavior."
             )
-        return super().step(action)
 
     @property
     def state(self) -> np.ndarray | None:
         """(x, x_dot, theta, theta_dot) as float64, like Gymnasium's ``state``."""
-        if not self._has_reset:
+        if not self._core.has_reset:
             return None
         f = self._state_fields()
         return np.array([f["x"], f["x_dot"], f["theta"], f["theta_dot"]], dtype=np.float64)
@@ -278,7 +241,7 @@ class MountainCarEnv(_DiscreteEnv):
     @property
     def state(self) -> tuple[float, float] | None:
         """(position, velocity)."""
-        if not self._has_reset:
+        if not self._core.has_reset:
             return None
         f = self._state_fields()
         return (float(f["position"]), float(f["velocity"]))
@@ -323,7 +286,7 @@ class Continuous_MountainCarEnv(_ContinuousEnv):  # noqa: N801 (Gymnasium's name
     @property
     def state(self) -> np.ndarray | None:
         """(position, velocity)."""
-        if not self._has_reset:
+        if not self._core.has_reset:
             return None
         f = self._state_fields()
         dtype = np.float32 if f["state_f32"] else np.float64
@@ -360,7 +323,7 @@ class PendulumEnv(_ContinuousEnv):
     @property
     def state(self) -> np.ndarray | None:
         """(theta, theta_dot) as float64."""
-        if not self._has_reset:
+        if not self._core.has_reset:
             return None
         f = self._state_fields()
         return np.array([f["th"], f["thdot"]], dtype=np.float64)
@@ -368,7 +331,7 @@ class PendulumEnv(_ContinuousEnv):
     @property
     def last_u(self) -> float | None:
         """The last (clipped) torque, None right after reset."""
-        if not self._has_reset:
+        if not self._core.has_reset:
             return None
         u = float(self._state_fields()["last_u"])
         return None if math.isnan(u) else u
@@ -441,6 +404,6 @@ class AcrobotEnv(_DiscreteEnv):
     @property
     def state(self) -> np.ndarray | None:
         """(theta1, theta2, dtheta1, dtheta2) as float64."""
-        if not self._has_reset:
+        if not self._core.has_reset:
             return None
         return np.array(self._state_fields()["s"], dtype=np.float64)
