@@ -30,7 +30,8 @@ enum ccgym_autoreset_mode {
 typedef struct ccgym_batch {
     size_t n;
     void *state;              /* n env-specific state structs */
-    const void *params;       /* one env-specific params struct */
+    const void *params;       /* env-specific params structs: one shared, or one per instance */
+    size_t params_stride;     /* 0: all instances share params[0]; else sizeof(params struct) */
     ccgym_pcg64 *rng;         /* one generator per instance */
     int64_t *elapsed;         /* steps since the last reset */
     uint8_t *pending_reset;   /* done and not reset yet */
@@ -101,14 +102,16 @@ CCGYM_INLINE void ccgym_drive_step(const ccgym_batch *b, const void *actions,
                                    double def_b, ccgym_step_fn step, ccgym_reset_fn reset)
 {
     char *states = (char *)b->state;
+    const char *params = (const char *)b->params;
     const char *acts = (const char *)actions;
     const int mode = b->autoreset_mode;
     const int64_t max_steps = b->max_episode_steps;
     for (size_t i = begin; i < end; i++) {
         void *s = states + i * state_size;
+        const void *p = params + i * b->params_stride;
         float *o = b->obs + i * (size_t)obs_dim;
         if (mode == CCGYM_AUTORESET_NEXT_STEP && b->pending_reset[i]) {
-            reset(b->params, s, &b->rng[i], def_a, def_b, o);
+            reset(p, s, &b->rng[i], def_a, def_b, o);
             b->pending_reset[i] = 0;
             b->elapsed[i] = 0;
             b->episode_return[i] = 0.0;
@@ -120,7 +123,7 @@ CCGYM_INLINE void ccgym_drive_step(const ccgym_batch *b, const void *actions,
         }
         double r;
         uint8_t term;
-        step(b->params, s, &b->rng[i], acts + i * action_size, o, &r, &term);
+        step(p, s, &b->rng[i], acts + i * action_size, o, &r, &term);
         int64_t el = ++b->elapsed[i];
         uint8_t trunc = (uint8_t)(max_steps > 0 && el >= max_steps);
         b->reward[i] = r;
@@ -133,7 +136,7 @@ CCGYM_INLINE void ccgym_drive_step(const ccgym_batch *b, const void *actions,
             b->final_length[i] = b->episode_length[i];
             if (mode == CCGYM_AUTORESET_SAME_STEP) {
                 memcpy(b->final_obs + i * (size_t)obs_dim, o, sizeof(float) * (size_t)obs_dim);
-                reset(b->params, s, &b->rng[i], def_a, def_b, o);
+                reset(p, s, &b->rng[i], def_a, def_b, o);
                 b->elapsed[i] = 0;
                 b->episode_return[i] = 0.0;
                 b->episode_length[i] = 0;
@@ -152,7 +155,7 @@ CCGYM_INLINE void ccgym_drive_reset(const ccgym_batch *b, const uint8_t *mask, d
     for (size_t i = begin; i < end; i++) {
         if (mask && !mask[i])
             continue;
-        reset(b->params, states + i * state_size, &b->rng[i], a, bnd,
+        reset((const char *)b->params + i * b->params_stride, states + i * state_size, &b->rng[i], a, bnd,
               b->obs + i * (size_t)obs_dim);
         b->pending_reset[i] = 0;
         b->elapsed[i] = 0;

@@ -56,6 +56,36 @@ def int_seed_words(seed):
     return np.array(words or [0], dtype=np.uint32)
 
 
+# The parameters each kernel's params_init takes, in order (see include/ccgym/).
+PARAM_FIELDS = {
+    "CartPole": ("gravity", "masscart", "masspole", "length", "force_mag", "tau", "euler",
+                 "sutton_barto_reward"),
+    "MountainCar": ("goal_velocity", "force", "gravity"),
+    "MountainCarContinuous": ("goal_velocity", "power"),
+    "Pendulum": ("g", "m", "l", "max_speed", "max_torque", "dt"),
+    "Acrobot": ("link_length_1", "link_length_2", "link_mass_1", "link_mass_2",
+                "link_com_pos_1", "link_com_pos_2", "link_moi", "max_vel_1", "max_vel_2",
+                "torque_noise_max", "book", "use_npy_fma_trig"),
+}
+
+
+cdef void _init_one_params(str kind, void *ptr, double[::1] v) except *:
+    if kind == "CartPole":
+        ccgym_cartpole_params_init(<ccgym_cartpole_params *>ptr, v[0], v[1], v[2], v[3], v[4],
+                                   v[5], <int>v[6], <int>v[7])
+    elif kind == "MountainCar":
+        ccgym_mountain_car_params_init(<ccgym_mountain_car_params *>ptr, v[0], v[1], v[2])
+    elif kind == "MountainCarContinuous":
+        ccgym_continuous_mountain_car_params_init(
+            <ccgym_continuous_mountain_car_params *>ptr, v[0], v[1])
+    elif kind == "Pendulum":
+        ccgym_pendulum_params_init(<ccgym_pendulum_params *>ptr, v[0], v[1], v[2], v[3], v[4],
+                                   v[5])
+    else:
+        ccgym_acrobot_params_init(<ccgym_acrobot_params *>ptr, v[0], v[1], v[2], v[3], v[4],
+                                  v[5], v[6], v[7], v[8], v[9], <int>v[10], <int>v[11])
+
+
 cdef inline bint _discrete_in_range(const int64_t *a, size_t n, int64_t n_actions) noexcept nogil:
     cdef size_t i
     cdef bint ok = True
@@ -120,7 +150,6 @@ cdef class Batch:
         self.has_reset = False
         self.after_terminated_hook = None
 
-        self.params_buffer = _aligned_zeros(self._def.params_size)
         self._init_params(params)
         self.state_buffer = _aligned_zeros(num_envs * self._def.state_size)
         # PCG64 state and increment as little-endian 128-bit integers:
@@ -140,7 +169,6 @@ cdef class Batch:
 
         self._b.n = num_envs
         self._b.state = cnp.PyArray_DATA(self.state_buffer)
-        self._b.params = cnp.PyArray_DATA(self.params_buffer)
         self._b.rng = <ccgym_pcg64 *>cnp.PyArray_DATA(self.rng_state)
         self._b.elapsed = <int64_t *>cnp.PyArray_DATA(self.elapsed)
         self._b.pending_reset = <uint8_t *>cnp.PyArray_DATA(self.pending_reset)
@@ -158,27 +186,30 @@ cdef class Batch:
         self.seed_entropy()
 
     cdef _init_params(self, dict p):
-        cdef void *ptr = cnp.PyArray_DATA(self.params_buffer)
-        if self.kind == "CartPole":
-            ccgym_cartpole_params_init(
-                <ccgym_cartpole_params *>ptr, p["gravity"], p["masscart"], p["masspole"],
-                p["length"], p["force_mag"], p["tau"], p["euler"], p["sutton_barto_reward"])
-        elif self.kind == "MountainCar":
-            ccgym_mountain_car_params_init(
-                <ccgym_mountain_car_params *>ptr, p["goal_velocity"], p["force"], p["gravity"])
-        elif self.kind == "MountainCarContinuous":
-            ccgym_continuous_mountain_car_params_init(
-                <ccgym_continuous_mountain_car_params *>ptr, p["goal_velocity"], p["power"])
-        elif self.kind == "Pendulum":
-            ccgym_pendulum_params_init(
-                <ccgym_pendulum_params *>ptr, p["g"], p["m"], p["l"], p["max_speed"],
-                p["max_torque"], p["dt"])
-        else:
-            ccgym_acrobot_params_init(
-                <ccgym_acrobot_params *>ptr, p["link_length_1"], p["link_length_2"],
-                p["link_mass_1"], p["link_mass_2"], p["link_com_pos_1"], p["link_com_pos_2"],
-                p["link_moi"], p["max_vel_1"], p["max_vel_2"], p["torque_noise_max"],
-                p["book"], p["use_npy_fma_trig"])
+        fields = PARAM_FIELDS[self.kind]
+        missing = [f for f in fields if f not in p]
+        if missing:
+            raise KeyError(f"missing {self.kind} parameters: {missing}")
+        per_instance = any(np.ndim(p[f]) > 0 for f in fields)
+        cdef Py_ssize_t count = self.num_envs if per_instance else 1
+        columns = []
+        for f in fields:
+            col = np.asarray(p[f], dtype=np.float64)
+            if col.ndim > 1 or (col.ndim == 1 and col.shape[0] != self.num_envs):
+                raise ValueError(
+                    f"parameter {f!r} must be a scalar or an array of length "
+                    f"num_envs={self.num_envs}, got shape {col.shape}")
+            columns.append(np.broadcast_to(col, (count,)))
+        cdef double[:, ::1] v = np.ascontiguousarray(np.stack(columns, axis=1))
+        buf = _aligned_zeros(count * self._def.params_size)
+        cdef char *base = <char *>cnp.PyArray_DATA(buf)
+        cdef size_t size = self._def.params_size
+        cdef Py_ssize_t i
+        for i in range(count):
+            _init_one_params(self.kind, base + i * size, v[i])
+        self.params_buffer = buf
+        self._b.params = base
+        self._b.params_stride = size if per_instance else 0
 
     def set_params(self, dict params):
         """Replaces the physical parameters (takes effect from the next step)."""

@@ -49,6 +49,41 @@ def acrobot_params(torque_noise_max: float = 0.0, book_or_nips: str = "book") ->
     }
 
 
+# Physical parameters a vector env takes per instance (scalars or length-N
+# arrays), with Gymnasium's defaults. Derived quantities (CartPole's
+# total_mass, Pendulum's coefficients, Acrobot's inertia terms) are computed
+# from them by the C params_init exactly as Gymnasium's __init__/step do.
+PHYSICS = {
+    "CartPole": {"gravity": 9.8, "masscart": 1.0, "masspole": 0.1, "length": 0.5,
+                 "force_mag": 10.0, "tau": 0.02},
+    "MountainCar": {"force": 0.001, "gravity": 0.0025},
+    "MountainCarContinuous": {"power": 0.0015},
+    "Pendulum": {"g": 10.0, "m": 1.0, "l": 1.0, "max_speed": 8.0, "max_torque": 2.0,
+                 "dt": 0.05},
+    "Acrobot": {"link_length_1": 1.0, "link_length_2": 1.0, "link_mass_1": 1.0,
+                "link_mass_2": 1.0, "link_com_pos_1": 0.5, "link_com_pos_2": 0.5,
+                "link_moi": 1.0, "max_vel_1": 4 * math.pi, "max_vel_2": 9 * math.pi,
+                "torque_noise_max": 0.0},
+}
+
+
+def physics_value(name: str, value: Any, num_envs: int) -> float | np.ndarray:
+    """A physical parameter as a float or a float64 array of length num_envs."""
+    if np.ndim(value) == 0:
+        return _number(name, value.item() if isinstance(value, np.ndarray) else value)
+    arr = np.asarray(value)
+    if arr.dtype.kind not in "fiu":
+        raise TypeError(f"{name} must be real numbers, got dtype {arr.dtype}")
+    arr = arr.astype(np.float64)
+    if arr.shape != (num_envs,):
+        raise ValueError(
+            f"{name} must be a scalar or an array of shape ({num_envs},), got {arr.shape}"
+        )
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} must be finite")
+    return arr
+
+
 PARAMS = {
     "CartPole": cartpole_params,
     "MountainCar": mountain_car_params,

@@ -19,7 +19,7 @@ from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
 from ccgym import _core
-from ccgym._params import PARAMS, parse_reset_bounds
+from ccgym._params import PARAMS, PHYSICS, parse_reset_bounds, physics_value
 
 __all__ = ["VectorEnv"]
 
@@ -73,7 +73,18 @@ class VectorEnv(gym.vector.VectorEnv):
         render_mode: accepted for API compatibility; rendering is not
             implemented yet.
         **env_kwargs: the single env's keywords (``sutton_barto_reward``,
-            ``goal_velocity``, ``g``, ``torque_noise_max``).
+            ``goal_velocity``, ``g``, ``torque_noise_max``) and physical
+            parameters, each a scalar or an array of ``num_envs`` values (one
+            per instance, for domain randomisation): CartPole ``gravity``,
+            ``masscart``, ``masspole``, ``length``, ``force_mag``, ``tau``;
+            MountainCar ``force``, ``gravity``; MountainCarContinuous
+            ``power``; Pendulum ``g``, ``m``, ``l``, ``max_speed``,
+            ``max_torque``, ``dt``; Acrobot ``link_length_1``,
+            ``link_length_2``, ``link_mass_1``, ``link_mass_2``,
+            ``link_com_pos_1``, ``link_com_pos_2``, ``link_moi``,
+            ``max_vel_1``, ``max_vel_2``, ``torque_noise_max``. Defaults are
+            Gymnasium's; see :meth:`set_physics`. The spaces are Gymnasium's
+            defaults whatever the parameters.
     """
 
     def __init__(
@@ -119,11 +130,15 @@ class VectorEnv(gym.vector.VectorEnv):
             )
 
         single_cls = _single_env_class(self.env_id)
-        # One single env gives the spaces and metadata, and checks the kwargs
-        # and render_mode exactly as the single-env constructor does.
-        proto = single_cls(render_mode=render_mode, **env_kwargs)
-        self._kind = proto._kind
-        params = PARAMS[self._kind](**env_kwargs)
+        kind = self._kind = single_cls._kind
+        physics = {k: physics_value(k, v, int(num_envs))
+                   for k, v in env_kwargs.items() if k in PHYSICS[kind]}
+        gym_kwargs = {k: v for k, v in env_kwargs.items() if k not in PHYSICS[kind]}
+        # One single env gives the spaces and metadata, and checks the other
+        # kwargs and render_mode exactly as the single-env constructor does.
+        proto = single_cls(render_mode=render_mode, **gym_kwargs)
+        self._physics = {**PHYSICS[kind], **physics}
+        params = {**PARAMS[kind](**gym_kwargs), **self._physics}
         self._core = _core.Batch(
             self._kind, int(num_envs), params, int(max_episode_steps), _AUTORESET[mode],
             int(num_threads),
@@ -230,6 +245,28 @@ class VectorEnv(gym.vector.VectorEnv):
     def elapsed_steps(self) -> np.ndarray:
         """Steps since each instance's last reset (a view)."""
         return self._core.elapsed
+
+    def get_physics(self) -> dict[str, float | np.ndarray]:
+        """The physical parameters: a float where all instances share it, else
+        a float64 array of length num_envs."""
+        return {k: (v.copy() if isinstance(v, np.ndarray) else v)
+                for k, v in self._physics.items()}
+
+    def set_physics(self, **params: Any) -> None:
+        """Changes physical parameters (scalars or length-N arrays; names as
+        in the constructor). They apply from the next step: call it between
+        episodes (e.g. before ``reset``) to randomise the domain."""
+        unknown = set(params) - set(PHYSICS[self._kind])
+        if unknown:
+            raise TypeError(
+                f"unknown {self._kind} physical parameters {sorted(unknown)}; "
+                f"expected some of {sorted(PHYSICS[self._kind])}"
+            )
+        physics = {**self._physics,
+                   **{k: physics_value(k, v, self.num_envs) for k, v in params.items()}}
+        gym_kwargs = {k: v for k, v in self.env_kwargs.items() if k not in PHYSICS[self._kind]}
+        self._core.set_params({**PARAMS[self._kind](**gym_kwargs), **physics})
+        self._physics = physics
 
     def __repr__(self) -> str:
         return f"ccgym.VectorEnv({self.env_id}, num_envs={self.num_envs})"
