@@ -502,6 +502,47 @@ cdef class Batch:
         memcpy(cnp.PyArray_DATA(out), self._b.obs, sizeof(float) * self.obs_dim)
         return out
 
+    # Everything that evolves (not the parameters): enough to clone a batch,
+    # roll it forward and come back exactly.
+    _STATE_ARRAYS = ("state_buffer", "rng_state", "elapsed", "pending_reset",
+                     "episode_return", "episode_length", "obs", "reward", "terminated",
+                     "truncated", "final_obs", "final_return", "final_length")
+
+    def get_state(self):
+        """A snapshot (dict of array copies) of every instance's physics state,
+        RNG, elapsed steps, pending autoresets, episode statistics and last
+        outputs."""
+        snap = {"kind": self.kind, "num_envs": self.num_envs, "has_reset": self.has_reset}
+        for name in Batch._STATE_ARRAYS:
+            snap[name] = getattr(self, name).copy()
+        return snap
+
+    def set_state(self, snap):
+        """Restores a snapshot taken by get_state from a batch of the same kind
+        and size. Every array is checked before anything is written."""
+        self._check_open()
+        if not isinstance(snap, dict):
+            raise TypeError(f"state must be a dict from get_state(), got {type(snap).__name__}")
+        if snap.get("kind") != self.kind or snap.get("num_envs") != self.num_envs:
+            raise ValueError(
+                f"state is for {snap.get('kind')!r} x {snap.get('num_envs')!r}, this env is "
+                f"{self.kind!r} x {self.num_envs}")
+        checked = []
+        for name in Batch._STATE_ARRAYS:
+            if name not in snap:
+                raise ValueError(f"state is missing {name!r}")
+            dst = getattr(self, name)
+            src = snap[name]
+            if not isinstance(src, np.ndarray) or src.dtype != dst.dtype or src.shape != dst.shape:
+                raise ValueError(
+                    f"state[{name!r}] must be an array of dtype {dst.dtype} and shape "
+                    f"{dst.shape}, got {getattr(src, 'dtype', type(src))} "
+                    f"{getattr(src, 'shape', '')}")
+            checked.append((dst, src))
+        for dst, src in checked:
+            np.copyto(dst, src)
+        self.has_reset = bool(snap.get("has_reset", True))
+
     def state_view(self, fields):
         """A structured view of the C state array; `fields` is a numpy dtype
         that matches the env's C state struct."""

@@ -143,6 +143,36 @@ class _CoreEnv(gym.Env):
         """Marks the env closed; later steps and resets raise RuntimeError."""
         self._core.closed = True
 
+    def get_state(self) -> dict[str, Any]:
+        """A snapshot of the env: physics state, RNG stream, last outputs.
+        :meth:`set_state` restores it exactly."""
+        snap = self._core.get_state()
+        snap["np_random_seed"] = self._np_random_seed
+        return snap
+
+    def set_state(self, state: dict[str, Any]) -> None:
+        """Restores a snapshot from :meth:`get_state` of the same env class."""
+        self._core.set_state(state)
+        self._np_random_seed = state.get("np_random_seed", -1)
+
+    def _constructor_kwargs(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+    # Pickling and deepcopy rebuild the env and restore its state bit for bit.
+    def __getstate__(self) -> dict[str, Any]:
+        return {
+            "kwargs": {"render_mode": self.render_mode, **self._constructor_kwargs()},
+            "state": self.get_state(),
+            "closed": self._core.closed,
+            "spec": self.spec,
+        }
+
+    def __setstate__(self, data: dict[str, Any]) -> None:
+        self.__init__(**data["kwargs"])
+        self.set_state(data["state"])
+        self._core.closed = data["closed"]
+        self.spec = data["spec"]
+
     # The C state, as the Gymnasium env's attributes would show it.
     def _state_fields(self) -> np.ndarray:
         return self._core.state_view(self._state_dtype)[0]
@@ -193,6 +223,9 @@ class CartPoleEnv(_DiscreteEnv):
         self.screen_height = 400
         self._core.after_terminated_hook = self._after_terminated
 
+    def _constructor_kwargs(self) -> dict[str, Any]:
+        return {"sutton_barto_reward": self._sutton_barto_reward}
+
     def _after_terminated(self) -> None:
         if self._state_fields()["steps_beyond_terminated"] == 1:
             gym.logger.warn(
@@ -218,6 +251,9 @@ class MountainCarEnv(_DiscreteEnv):
     """
 
     _kind = "MountainCar"
+
+    def _constructor_kwargs(self) -> dict[str, Any]:
+        return {"goal_velocity": self.goal_velocity}
     metadata = {"render_modes": ["human", "rgb_array"], "render_fps": 30}
     _state_dtype = np.dtype([("position", "f8"), ("velocity", "f8")])
 
@@ -258,6 +294,9 @@ class Continuous_MountainCarEnv(_ContinuousEnv):  # noqa: N801 (Gymnasium's name
     """
 
     _kind = "MountainCarContinuous"
+
+    def _constructor_kwargs(self) -> dict[str, Any]:
+        return {"goal_velocity": self.goal_velocity}
     metadata = {"render_modes": ["human", "rgb_array"], "render_fps": 30}
     _state_dtype = np.dtype([("position", "f8"), ("velocity", "f8"), ("state_f32", "i8")])
 
@@ -301,6 +340,9 @@ class PendulumEnv(_ContinuousEnv):
     """
 
     _kind = "Pendulum"
+
+    def _constructor_kwargs(self) -> dict[str, Any]:
+        return {"g": self.g}
     metadata = {"render_modes": ["human", "rgb_array"], "render_fps": 30}
     _state_dtype = np.dtype([("th", "f8"), ("thdot", "f8"), ("last_u", "f8")])
 
@@ -371,6 +413,19 @@ class AcrobotEnv(_DiscreteEnv):
         )
         self.observation_space = spaces.Box(low=-high, high=high, dtype=np.float32)
         self.action_space = spaces.Discrete(3)
+
+    def _constructor_kwargs(self) -> dict[str, Any]:
+        return {"torque_noise_max": self.torque_noise_max}
+
+    def __setstate__(self, data: dict[str, Any]) -> None:
+        book = data["kwargs"].pop("book_or_nips", "book")
+        super().__setstate__(data)
+        self.book_or_nips = book
+
+    def __getstate__(self) -> dict[str, Any]:
+        data = super().__getstate__()
+        data["kwargs"]["book_or_nips"] = self.book_or_nips
+        return data
 
     def _set_param(self, **changes: Any) -> None:
         params = {**self._params, **changes}

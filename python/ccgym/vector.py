@@ -161,7 +161,7 @@ class VectorEnv(gym.vector.VectorEnv):
         self.env_kwargs = dict(env_kwargs)
         proto.close()
 
-        self._has_reset = False
+        self._stats_buffer_length = stats_buffer_length
         self.episode_statistics = bool(episode_statistics)
         self.episode_count = 0
         self.return_queue: deque[float] = deque(maxlen=stats_buffer_length)
@@ -189,7 +189,7 @@ class VectorEnv(gym.vector.VectorEnv):
         self._seed(seed, mask)
         a, b = parse_reset_bounds(self._kind, options)
         self._core.reset(mask, a, b)
-        self._has_reset = True
+        self._core.has_reset = True
         now = time.perf_counter()
         if mask is None:
             self._episode_start_times[:] = now
@@ -201,7 +201,7 @@ class VectorEnv(gym.vector.VectorEnv):
     def step(self, actions):
         """Steps every instance in one C call; returns (obs, rewards,
         terminations, truncations, infos) as SyncVectorEnv does."""
-        if not self._has_reset:
+        if not self._core.has_reset:
             self._check_open()
             raise gym.error.ResetNeeded("Cannot call step() before calling reset()")
         core = self._core
@@ -267,6 +267,52 @@ class VectorEnv(gym.vector.VectorEnv):
         gym_kwargs = {k: v for k, v in self.env_kwargs.items() if k not in PHYSICS[self._kind]}
         self._core.set_params({**PARAMS[self._kind](**gym_kwargs), **physics})
         self._physics = physics
+
+    def get_state(self) -> dict[str, Any]:
+        """A snapshot of all instances: physics state, RNG streams, elapsed
+        steps, pending autoresets, episode statistics and the last outputs.
+        ``set_state`` restores it exactly, so a batch can be cloned, rolled
+        forward and brought back (planning, MCTS, debugging)."""
+        self._check_open()
+        return self._core.get_state()
+
+    def set_state(self, state: dict[str, Any]) -> None:
+        """Restores a snapshot from :meth:`get_state` of an env with the same
+        id and num_envs (physical parameters are not part of it)."""
+        self._core.set_state(state)
+
+    def _constructor_kwargs(self) -> dict[str, Any]:
+        gym_kwargs = {k: v for k, v in self.env_kwargs.items() if k not in PHYSICS[self._kind]}
+        return {
+            "env_id": self.env_id, "num_envs": self.num_envs,
+            "max_episode_steps": self.max_episode_steps,
+            "autoreset_mode": self.autoreset_mode.value, "num_threads": self.num_threads,
+            "copy": self.copy, "episode_statistics": self.episode_statistics,
+            "stats_buffer_length": self._stats_buffer_length, "render_mode": self.render_mode,
+            **gym_kwargs, **self.get_physics(),
+        }
+
+    def __getstate__(self) -> dict[str, Any]:
+        self._check_open()
+        return {
+            "kwargs": self._constructor_kwargs(),
+            "state": self._core.get_state(),
+            "stats": (self.episode_count, list(self.return_queue), list(self.length_queue),
+                      list(self.time_queue)),
+            "spec": getattr(self, "spec", None),
+        }
+
+    def __setstate__(self, data: dict[str, Any]) -> None:
+        kwargs = dict(data["kwargs"])
+        self.__init__(kwargs.pop("env_id"), **kwargs)
+        self.set_state(data["state"])
+        count, returns, lengths, times = data["stats"]
+        self.episode_count = count
+        self.return_queue.extend(returns)
+        self.length_queue.extend(lengths)
+        self.time_queue.extend(times)
+        if data.get("spec") is not None:
+            self.spec = data["spec"]
 
     def __repr__(self) -> str:
         return f"ccgym.VectorEnv({self.env_id}, num_envs={self.num_envs})"
