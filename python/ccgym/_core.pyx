@@ -118,6 +118,7 @@ cdef class Batch:
     cdef readonly double default_b
     cdef public bint closed
     cdef public bint has_reset
+    cdef bint _busy
     cdef public object after_terminated_hook
     cdef readonly object params_buffer
     cdef readonly object state_buffer
@@ -226,6 +227,10 @@ cdef class Batch:
     cdef inline int _check_open(self) except -1:
         if self.closed:
             raise RuntimeError("the environment is closed")
+        if self._busy:
+            raise RuntimeError(
+                "this environment is being stepped or reset by another thread; ccgym envs "
+                "are not thread-safe: give each thread its own env")
         return 0
 
     # ---------------------------------------------------------------- seeding
@@ -312,8 +317,12 @@ cdef class Batch:
         if mask is not None:
             marr = self._as_mask(mask)
             m = <const uint8_t *>cnp.PyArray_DATA(marr)
-        with nogil:
-            ccgym_batch_reset(self._def, &self._b, m, da, db, self.num_threads)
+        self._busy = True
+        try:
+            with nogil:
+                ccgym_batch_reset(self._def, &self._b, m, da, db, self.num_threads)
+        finally:
+            self._busy = False
 
     cdef cnp.ndarray _discrete_actions(self, actions):
         if isinstance(actions, np.ndarray):
@@ -377,15 +386,19 @@ cdef class Batch:
         self._check_open()
         cdef cnp.ndarray arr = self.check_actions(actions)
         cdef const void *a = cnp.PyArray_DATA(arr)
+        self._busy = True
         with nogil:
             ccgym_batch_step(self._def, &self._b, a, self.num_threads)
+        self._busy = False
 
     def step_unchecked(self, cnp.ndarray actions):
         """Steps with an array already returned by check_actions (same batch)."""
         self._check_open()
         cdef const void *a = cnp.PyArray_DATA(actions)
+        self._busy = True
         with nogil:
             ccgym_batch_step(self._def, &self._b, a, self.num_threads)
+        self._busy = False
 
     def step_collect(self, actions, bint copy=True):
         """Validates and steps every instance; returns (obs, reward, terminated,
@@ -404,8 +417,10 @@ cdef class Batch:
         else:
             arr = self.check_actions(actions)
         cdef const void *a = cnp.PyArray_DATA(arr)
+        self._busy = True
         with nogil:
             ccgym_batch_step(self._def, &self._b, a, self.num_threads)
+        self._busy = False
         if not copy:
             return self.obs, self.reward, self.terminated, self.truncated
         return (cnp.PyArray_NewCopy(<cnp.ndarray>self.obs, cnp.NPY_CORDER),
@@ -466,8 +481,10 @@ cdef class Batch:
                 # dtype it is given: parity holds for float32 actions).
                 self._single_action_f = arr.astype(np.float32)[0]
             a = &self._single_action_f
+        self._busy = True
         with nogil:
             self._def.step_range(&self._b, a, 0, 1)
+        self._busy = False
         cdef cnp.npy_intp dim = self.obs_dim
         cdef cnp.ndarray out = cnp.PyArray_SimpleNew(1, &dim, cnp.NPY_FLOAT32)
         memcpy(cnp.PyArray_DATA(out), self._b.obs, sizeof(float) * self.obs_dim)
@@ -475,25 +492,6 @@ cdef class Batch:
         if term and was_done and self.after_terminated_hook is not None:
             self.after_terminated_hook()
         return out, self._b.reward[0], term, False, {}
-
-    def step_single(self, action):
-        """Steps instance 0 of a batch of one; returns (obs copy, reward, terminated).
-
-        `action` is an int (discrete) or a float32 scalar (continuous) already
-        validated by the caller."""
-        cdef const void *a
-        if self.action_dim == 0:
-            self._single_action_i = action
-            a = &self._single_action_i
-        else:
-            self._single_action_f = action
-            a = &self._single_action_f
-        with nogil:
-            self._def.step_range(&self._b, a, 0, 1)
-        cdef cnp.npy_intp dim = self.obs_dim
-        cdef cnp.ndarray out = cnp.PyArray_SimpleNew(1, &dim, cnp.NPY_FLOAT32)
-        memcpy(cnp.PyArray_DATA(out), self._b.obs, sizeof(float) * self.obs_dim)
-        return out, self._b.reward[0], self._b.terminated[0] != 0
 
     def obs_single(self):
         """A copy of instance 0's observation."""
