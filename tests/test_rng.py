@@ -324,3 +324,32 @@ def test_npy_sincosf_accepts_non_contiguous_and_other_dtypes():
     x32 = x[::3].astype(np.float32)
     assert_same_bits32(s, np.sin(x32), x32, "sin")
     assert_same_bits32(c, np.cos(x32), x32, "cos")
+
+
+# ------------------------------------------------------- out-of-range index
+
+
+@pytest.mark.parametrize("call", ["rng_uniform(5, 1)", "rng_uniform(10**9, 4)", "rng_uniform(-3, 1)",
+                                  "get_rng(5)", "set_rng(5, 1, 1)", "seed_one(5, 1)"])
+def test_instance_index_out_of_range_raises(call):
+    """An instance index outside [0, N) is an IndexError, never a read or write
+    outside the generator array (run in a subprocess: a crash must not take
+    the test session down)."""
+    import subprocess
+    import sys
+    import textwrap
+
+    code = textwrap.dedent(f"""
+        from ccgym import _core, _params
+        b = _core.Batch("CartPole", 2, _params.cartpole_params(), 0, _core.AUTORESET_DISABLED, 1)
+        try:
+            b.{call}
+        except IndexError:
+            print("IndexError")
+        else:
+            print("no error")
+    """)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=60, cwd="/")
+    assert proc.returncode == 0, f"{call}: exit code {proc.returncode} {proc.stderr[-500:]}"
+    assert proc.stdout.strip() == "IndexError", call
