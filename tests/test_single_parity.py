@@ -335,14 +335,14 @@ def test_acrobot_torque_noise_and_nips(raw, noise, dynamics):
     pair = make_pair("Acrobot-v1", raw=raw)
     pair.set_attr("torque_noise_max", noise)
     pair.set_attr("book_or_nips", dynamics)
-    run_episodes(pair, Policy("Acrobot-v1", 3), 10_000 if raw else 4_000, seeds=SEEDS,
+    run_episodes(pair, Policy("Acrobot-v1", 3), 10_000, seeds=SEEDS,
                  keep_stepping_after_done=raw)
     assert pair.n_terminated > 0
 
 
 def test_acrobot_attributes_changed_between_episodes():
     pair = make_pair("Acrobot-v1", raw=False)
-    run_episodes(pair, Policy("Acrobot-v1", 4), 6_000, seeds=SEEDS, on_reset=_acrobot_switch)
+    run_episodes(pair, Policy("Acrobot-v1", 4), 10_000, seeds=SEEDS, on_reset=_acrobot_switch)
 
 
 def test_acrobot_torque_noise_changed_mid_episode():
@@ -391,7 +391,7 @@ RESET_OPTIONS = {
 def test_reset_options_parity(env_id, raw):
     options = [None, *RESET_OPTIONS[kind_of(env_id)]]
     pair = make_pair(env_id, raw=raw)
-    run_episodes(pair, Policy(env_id, 5), 10_000 if not env_id.startswith("Acrobot") else 5_000,
+    run_episodes(pair, Policy(env_id, 5), 10_000,
                  seeds=SEEDS, options_list=options, keep_stepping_after_done=raw)
 
 
