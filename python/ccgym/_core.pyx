@@ -270,26 +270,35 @@ cdef class Batch:
             if m[i]:
                 self.seed_one(i, seed + i)
 
+    cdef int _check_index(self, Py_ssize_t i) except -1:
+        if not 0 <= i < self.num_envs:
+            raise IndexError(f"instance index {i} out of range for {self.num_envs} instances")
+        return 0
+
     def seed_one(self, Py_ssize_t i, seed):
         """Seeds instance i with an integer seed (numpy SeedSequence semantics)."""
-        if not 0 <= i < self.num_envs:
-            raise IndexError(i)
+        self._check_index(i)
         cdef cnp.ndarray words = int_seed_words(seed)
         ccgym_pcg64_seed_words(&self._b.rng[i], <const uint32_t *>cnp.PyArray_DATA(words),
                                words.shape[0])
 
     def get_rng(self, Py_ssize_t i):
         """(state, inc) of instance i's PCG64 as Python ints, numpy's convention."""
+        self._check_index(i)
         row = self.rng_state[i]
         return (int(row[0]) | (int(row[1]) << 64), int(row[2]) | (int(row[3]) << 64))
 
     def set_rng(self, Py_ssize_t i, state, inc):
         """Sets instance i's PCG64 state and increment (Python ints)."""
+        self._check_index(i)
         mask = (1 << 64) - 1
         self.rng_state[i] = (state & mask, state >> 64, inc & mask, inc >> 64)
 
     def rng_uniform(self, Py_ssize_t i, Py_ssize_t count):
         """Draws `count` next_double values from instance i (for tests)."""
+        self._check_index(i)
+        if count < 0:
+            raise ValueError(f"count must be >= 0, got {count}")
         out = np.empty(count, dtype=np.float64)
         cdef double[::1] o = out
         cdef Py_ssize_t k
@@ -371,7 +380,8 @@ cdef class Batch:
         if arr.shape != expected and not (self.action_dim == 1 and arr.shape == expected[:1]):
             raise ValueError(f"expected actions of shape {expected}, got {arr.shape}")
         if arr.dtype != np.float32 or not arr.flags.c_contiguous:
-            arr = np.ascontiguousarray(arr, dtype=np.float32)
+            with np.errstate(over="ignore"):
+                arr = np.ascontiguousarray(arr, dtype=np.float32)
         return arr
 
     def check_actions(self, actions):
@@ -479,7 +489,8 @@ cdef class Batch:
                         "of real numbers")
                 # float32, the action space's dtype (Gymnasium computes in the
                 # dtype it is given: parity holds for float32 actions).
-                self._single_action_f = arr.astype(np.float32)[0]
+                with np.errstate(over="ignore"):  # as numpy casts: out of range -> inf
+                    self._single_action_f = arr.astype(np.float32)[0]
             a = &self._single_action_f
         self._busy = True
         with nogil:

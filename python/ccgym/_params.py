@@ -118,7 +118,12 @@ def parse_reset_bounds(kind: str, options: dict | None) -> tuple[float | None, f
     if kind == "Pendulum":
         x = options.get("x_init") if "x_init" in options else DEFAULT_X
         y = options.get("y_init") if "y_init" in options else DEFAULT_Y
-        return _verify_number_and_cast(x), _verify_number_and_cast(y)
+        x = _verify_number_and_cast(x)
+        y = _verify_number_and_cast(y)
+        # np_random.uniform(low=-high, high=high) checks high - low.
+        _check_uniform_range(x - -x)
+        _check_uniform_range(y - -y)
+        return x, y
     defaults = {"CartPole": (-0.05, 0.05), "MountainCar": (-0.6, -0.4),
                 "MountainCarContinuous": (-0.6, -0.4), "Acrobot": (-0.1, 0.1)}[kind]
     low = options.get("low") if "low" in options else defaults[0]
@@ -127,9 +132,18 @@ def parse_reset_bounds(kind: str, options: dict | None) -> tuple[float | None, f
     high = _verify_number_and_cast(high)
     if low > high:
         raise ValueError(f"Lower bound ({low}) must be lower than higher bound ({high}).")
-    if not math.isfinite(high - low):
-        raise OverflowError("high - low range exceeds valid bounds")
+    _check_uniform_range(high - low)
     return low, high
+
+
+def _check_uniform_range(span: float) -> None:
+    """numpy's Generator.uniform checks on high - low, which Gymnasium's resets
+    hit: an infinite or NaN span overflows, a negative one (sign bit, so -0.0
+    too) is an error."""
+    if not math.isfinite(span):
+        raise OverflowError("high - low range exceeds valid bounds")
+    if math.copysign(1.0, span) < 0:
+        raise ValueError("high - low < 0")
 
 
 @functools.cache

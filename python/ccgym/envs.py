@@ -48,8 +48,9 @@ def _generator_from_state(state: int, inc: int) -> np.random.Generator:
 
 
 def _check_seed(seed: Any) -> int:
-    """Gymnasium's rule (gymnasium.utils.seeding.np_random): a non-negative int."""
-    if isinstance(seed, (int, np.integer)) and not isinstance(seed, (bool, np.bool_)):
+    """Gymnasium's rule (gymnasium.utils.seeding.np_random): a non-negative int
+    (bool included, as in Python); numpy integers are accepted too."""
+    if isinstance(seed, (int, np.integer)):
         seed = int(seed)
         if seed < 0:
             raise gym.error.Error(f"Seed must be greater or equal to zero, actual value: {seed}")

@@ -343,7 +343,7 @@ class VectorEnv(gym.vector.VectorEnv):
 
         if seed is None:
             return
-        if isinstance(seed, (int, np.integer)) and not isinstance(seed, (bool, np.bool_)):
+        if isinstance(seed, (int, np.integer)):
             self._core.seed_range(_check_seed(seed), mask)
             return
         if not isinstance(seed, (list, tuple, np.ndarray)):
