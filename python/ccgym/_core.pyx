@@ -120,6 +120,8 @@ cdef class Batch:
     cdef public bint has_reset
     cdef bint _busy
     cdef public object after_terminated_hook
+    cdef public object infos_hook
+    cdef public bint copy_outputs
     cdef readonly object params_buffer
     cdef readonly object state_buffer
     cdef readonly object rng_state
@@ -150,6 +152,8 @@ cdef class Batch:
         self.closed = False
         self.has_reset = False
         self.after_terminated_hook = None
+        self.infos_hook = None
+        self.copy_outputs = True
 
         self._init_params(params)
         self.state_buffer = _aligned_zeros(num_envs * self._def.state_size)
@@ -437,6 +441,33 @@ cdef class Batch:
                 cnp.PyArray_NewCopy(<cnp.ndarray>self.reward, cnp.NPY_CORDER),
                 cnp.PyArray_NewCopy(<cnp.ndarray>self.terminated, cnp.NPY_CORDER),
                 cnp.PyArray_NewCopy(<cnp.ndarray>self.truncated, cnp.NPY_CORDER))
+
+    def vector_step(self, actions):
+        """The vector-env step in one call: checks order and autoreset state,
+        steps, and returns (obs, reward, terminated, truncated, infos) with
+        copies unless `copy_outputs` is False. `infos` is {} unless
+        `infos_hook` is set, which then builds it (SAME_STEP final
+        observations, episode statistics) when an episode ended."""
+        if not self.has_reset:
+            self._check_open()
+            raise ResetNeeded("Cannot call step() before calling reset()")
+        if self._b.autoreset_mode == CCGYM_AUTORESET_DISABLED and self.any_pending():
+            done = np.flatnonzero(self.pending_reset)
+            raise RuntimeError(
+                f"instances {done[:10].tolist()} are done and autoreset is disabled: reset "
+                "them with reset(options={'reset_mask': mask}) before stepping")
+        out = self.step_collect(actions, self.copy_outputs)
+        infos = {}
+        if self.infos_hook is not None and self._any_done():
+            self.infos_hook(infos)
+        return out + (infos,)
+
+    cdef bint _any_done(self):
+        cdef Py_ssize_t i
+        for i in range(self.num_envs):
+            if self._b.terminated[i] | self._b.truncated[i]:
+                return True
+        return False
 
     def any_pending(self):
         """Whether an instance is done and not yet reset (DISABLED mode)."""

@@ -147,6 +147,7 @@ class VectorEnv(gym.vector.VectorEnv):
         self.max_episode_steps = int(max_episode_steps)
         self.num_threads = int(num_threads)
         self.copy = bool(copy)
+        self._core.copy_outputs = self.copy
         self.autoreset_mode = mode
         self.render_mode = render_mode
         self.metadata = {
@@ -163,6 +164,8 @@ class VectorEnv(gym.vector.VectorEnv):
 
         self._stats_buffer_length = stats_buffer_length
         self.episode_statistics = bool(episode_statistics)
+        if mode is AutoresetMode.SAME_STEP or self.episode_statistics:
+            self._core.infos_hook = self._infos
         self.episode_count = 0
         self.return_queue: deque[float] = deque(maxlen=stats_buffer_length)
         self.length_queue: deque[int] = deque(maxlen=stats_buffer_length)
@@ -201,26 +204,15 @@ class VectorEnv(gym.vector.VectorEnv):
     def step(self, actions):
         """Steps every instance in one C call; returns (obs, rewards,
         terminations, truncations, infos) as SyncVectorEnv does."""
-        if not self._core.has_reset:
-            self._check_open()
-            raise gym.error.ResetNeeded("Cannot call step() before calling reset()")
-        core = self._core
-        if self.autoreset_mode is AutoresetMode.DISABLED and core.any_pending():
-            done = np.flatnonzero(core.pending_reset)
-            raise RuntimeError(
-                f"instances {done[:10].tolist()} are done and autoreset is disabled: reset "
-                "them with reset(options={'reset_mask': mask}) before stepping"
-            )
-        obs, rewards, terms, truncs = core.step_collect(actions, self.copy)
-        infos: dict[str, Any] = {}
-        if self.autoreset_mode is AutoresetMode.SAME_STEP or self.episode_statistics:
-            dones = np.logical_or(core.terminated, core.truncated)
-            if dones.any():
-                if self.autoreset_mode is AutoresetMode.SAME_STEP:
-                    self._add_final(infos, dones)
-                if self.episode_statistics:
-                    self._add_episode_stats(infos, dones)
-        return obs, rewards, terms, truncs, infos
+        return self._core.vector_step(actions)
+
+    def _infos(self, infos: dict[str, Any]) -> None:
+        """Called by the core when an episode ended this step."""
+        dones = np.logical_or(self._core.terminated, self._core.truncated)
+        if self.autoreset_mode is AutoresetMode.SAME_STEP:
+            self._add_final(infos, dones)
+        if self.episode_statistics:
+            self._add_episode_stats(infos, dones)
 
     def close_extras(self, **kwargs: Any) -> None:
         """Closes the C core; later calls raise RuntimeError."""
