@@ -229,8 +229,8 @@ def run(args: argparse.Namespace) -> int:
     cls = {"ppo": PPO, "a2c": A2C, "dqn": DQN, "sac": SAC, "td3": TD3}[algo]
     model = cls(policy, venv, seed=args.seed, verbose=args.verbose, device="cpu", **kwargs)
 
-    shown = {k: (repr(v) if not isinstance(v, (int, float, str, bool, type(None))) else v)
-             for k, v in hp.items()}
+    shown = {k: (f"lin_{v['linear']}" if isinstance(v, dict) and set(v) == {"linear"}
+                 else v) for k, v in hp.items()}
     print(f"ccgym train: {algo.upper()} on {env_id}, {n_envs} envs, {timesteps} steps, "
           f"seed {args.seed}, normalize={normalize}")
     print(f"  hyperparameters (RL Zoo): {json.dumps(shown, default=str)}")
@@ -242,9 +242,16 @@ def run(args: argparse.Namespace) -> int:
             eval_freq=max(args.eval_freq // n_envs, 1), deterministic=True,
             best_model_save_path=out, log_path=out, verbose=1,
         )
+    progress_bar = not args.no_progress_bar
+    if progress_bar:
+        try:
+            import rich  # noqa: F401  # SB3's progress bar needs tqdm and rich
+            import tqdm  # noqa: F401
+        except ImportError:
+            print("  (no progress bar: pip install tqdm rich)")
+            progress_bar = False
     t0 = time.perf_counter()
-    model.learn(total_timesteps=timesteps, callback=callback,
-                progress_bar=not args.no_progress_bar)
+    model.learn(total_timesteps=timesteps, callback=callback, progress_bar=progress_bar)
     train_time = time.perf_counter() - t0
     steps = model.num_timesteps
 
