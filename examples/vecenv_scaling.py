@@ -154,6 +154,10 @@ def main() -> None:
                 rates[b, n] = float(np.mean([r[0] for r in res[b][n]]))
         title = f"PPO {ENV_ID}, {args.steps} training steps per run"
         print_table(title, res, args.n_envs)
+        same = all([r[1] for r in res[b][n]] == [r[1] for r in res["dummy"][n]]
+                   for b in BACKENDS for n in args.n_envs)
+        print(f"rewards identical across the three vec envs: {same} (expected: same seeds, "
+              "and ccgym is bit-exact with Gymnasium, so the same training happens)")
         plot(res, args.n_envs, title, f"{args.out}_steps.png")
 
     if args.experiment in ("budget", "both"):
