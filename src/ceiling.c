@@ -309,16 +309,16 @@ int ccgym_ceiling_action_dim(int env)
     return env >= 0 && env <= CCGYM_CEILING_ACROBOT ? dims[env] : -1;
 }
 
-static double now_seconds(void)
+static double now_seconds(clockid_t clock)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(clock, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 double ccgym_ceiling_run(int env, size_t n, int64_t steps, double *state,
                          const void *actions, size_t n_action_rows, float *obs,
-                         double *reward, uint8_t *terminated, int n_threads)
+                         double *reward, uint8_t *terminated, int n_threads, int cpu_clock)
 {
     ceiling_params params;
     void (*chunk)(void *ctx, size_t begin, size_t end);
@@ -358,10 +358,11 @@ double ccgym_ceiling_run(int env, size_t n, int64_t steps, double *state,
         n_threads = 1;
     if ((size_t)n_threads > most)
         n_threads = (int)most;
-    const double t0 = now_seconds();
+    const clockid_t clock = cpu_clock ? CLOCK_THREAD_CPUTIME_ID : CLOCK_MONOTONIC;
+    const double t0 = now_seconds(clock);
     if (n_threads == 1)
         chunk(&job, 0, n);
     else
         (void)ccgym_parallel_for(chunk, &job, n, n_threads);
-    return now_seconds() - t0;
+    return now_seconds(clock) - t0;
 }

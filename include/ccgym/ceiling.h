@@ -35,10 +35,12 @@ int ccgym_ceiling_action_dim(int env);
  * (n * obs_dim), reward and terminated (n each) hold the last step's output.
  * The instances are split over up to n_threads threads (the driver's rule:
  * at least CCGYM_MIN_INSTANCES_PER_THREAD each), each running all `steps`
- * on its share. Returns the wall time of the loop in seconds
- * (CLOCK_MONOTONIC), or -1.0 for an unknown env or n_action_rows == 0. */
+ * on its share. Returns the time the loop took in seconds: wall time
+ * (CLOCK_MONOTONIC), or with cpu_clock the calling thread's CPU time
+ * (CLOCK_THREAD_CPUTIME_ID: steadier on a busy machine, only meaningful
+ * with one thread); -1.0 for an unknown env or n_action_rows == 0. */
 double ccgym_ceiling_run(int env, size_t n, int64_t steps, double *state,
                          const void *actions, size_t n_action_rows, float *obs,
-                         double *reward, uint8_t *terminated, int n_threads);
+                         double *reward, uint8_t *terminated, int n_threads, int cpu_clock);
 
 #endif /* CCGYM_CEILING_H_ */

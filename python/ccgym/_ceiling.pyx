@@ -17,7 +17,7 @@ cdef extern from "ccgym/ceiling.h" nogil:
     int ccgym_ceiling_action_dim(int env)
     double ccgym_ceiling_run(int env, size_t n, int64_t steps, double *state,
                              const void *actions, size_t n_action_rows, float *obs,
-                             double *reward, uint8_t *terminated, int n_threads)
+                             double *reward, uint8_t *terminated, int n_threads, int cpu_clock)
 
 
 # Same order as ccgym._core.ENV_KINDS and enum ccgym_ceiling_env.
@@ -66,11 +66,11 @@ class Run:
         self.reward = np.zeros(n, dtype=np.float64)
         self.terminated = np.zeros(n, dtype=np.bool_)
 
-    def run(self, actions, int64_t steps, int num_threads=1):
+    def run(self, actions, int64_t steps, int num_threads=1, bint cpu_clock=False):
         """Steps every instance `steps` times; step t takes actions[t % K] from
         actions of shape (K, N) (int64, discrete) or (K, N) / (K, N, 1)
-        (float32, continuous). Returns the loop's wall time in seconds,
-        measured inside C."""
+        (float32, continuous). Returns the loop's time in seconds, measured
+        inside C: wall time, or the calling thread's CPU time if cpu_clock."""
         cdef int env = _env_index(self.kind)
         cdef cnp.ndarray a = np.ascontiguousarray(actions)
         cdef Py_ssize_t n = self.num_envs
@@ -99,7 +99,8 @@ class Run:
         cdef uint8_t *tp = <uint8_t *>cnp.PyArray_DATA(te)
         cdef double seconds
         with nogil:
-            seconds = ccgym_ceiling_run(env, n, steps, sp, ap, rows, op, rp, tp, num_threads)
+            seconds = ccgym_ceiling_run(env, n, steps, sp, ap, rows, op, rp, tp, num_threads,
+                                        cpu_clock)
         if seconds < 0:
             raise RuntimeError("ccgym_ceiling_run rejected its arguments")
         return seconds
