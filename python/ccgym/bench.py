@@ -41,10 +41,11 @@ DEFAULT_NUM_ENVS = (1, 64, 1024, 16384)
 QUICK_NUM_ENVS = (1, 1024)
 SYNC_MAX_N = 64          # Gymnasium's SyncVectorEnv (and SB3's DummyVecEnv) only up to here
 ACTION_BATCHES = 16      # pre-drawn action batches, cycled through
-CEILING_STEPS = 8        # most ceiling steps per C call before its states are restored
-CEILING_WORK = 100_000   # target env-steps per ceiling C call
-CEILING_POOL = 1024      # at least this many instances' states to restore from
-CEILING_WARM_WORK = 2_000_000  # env-steps that bring the pool to steady state
+# Ceiling steps per C call before its states are restored: one pass over the
+# action batches, so that its memory traffic is the real path's.
+CEILING_STEPS = ACTION_BATCHES
+CEILING_POOL = 1024      # at least this many instances per snapshot of live states
+CEILING_SNAPSHOTS, CEILING_SNAPSHOT_EVERY = 8, 25  # snapshots over a 200-step run
 RESET_NUM_ENVS = 65536
 MEMORY_NUM_ENVS = 1_000_000
 MIN_INSTANCES_PER_THREAD = 2048  # ccgym's CCGYM_MIN_INSTANCES_PER_THREAD
@@ -293,12 +294,13 @@ def gymnax_factory(env_id: str, n: int) -> Factory:
 
 
 def ceiling_state_pool(env_id: str, n: int) -> np.ndarray:
-    """States for the ceiling in its layout: a pool of at least CEILING_POOL
-    (and a multiple of n) instances of ccgym's own vector env, stepped with
-    random actions and autoreset until its states look like those the real
-    path steps (trig costs depend on the angles, so states fresh from reset
-    would flatter the ceiling, and states run on past a fall without a reset
-    would slow it down)."""
+    """States for the ceiling in its layout, live states of ccgym's own vector
+    env: at least CEILING_POOL instances (a multiple of n) stepped with random
+    actions and autoreset, snapshot every CEILING_SNAPSHOT_EVERY steps up to
+    200, so that the ceiling sees the same mix of states (and of branches in
+    the physics) as the real path over a run. States fresh from reset would
+    flatter it; states run on past a fall without reset would slow it down;
+    and one snapshot alone is one phase of a fleet that started together."""
     import ccgym
     from ccgym import _ceiling
 
@@ -306,22 +308,26 @@ def ceiling_state_pool(env_id: str, n: int) -> np.ndarray:
     envs = ccgym.make_vec(env_id, num_envs=pool)
     envs.reset(seed=0)
     actions = _draw(envs.action_space)
-    warm = max(20, min(200, CEILING_WARM_WORK // pool))
-    for i in range(warm):
-        envs.step(actions[i % len(actions)])
     kind = envs._core.kind
     cls = getattr(ccgym.envs, ccgym.ENV_SPECS[env_id][0])
     view = envs._core.state_view(cls._state_dtype)
-    if kind == "Acrobot":
-        state = np.array(view["s"], dtype=np.float64).reshape(pool, 4)
-    else:
-        names = view.dtype.names[:_ceiling.state_dim(kind)]
-        state = np.stack([np.asarray(view[f], dtype=np.float64) for f in names], axis=1)
+    snapshots = []
+    for i in range(1, CEILING_SNAPSHOTS * CEILING_SNAPSHOT_EVERY + 1):
+        envs.step(actions[i % len(actions)])
+        if i % CEILING_SNAPSHOT_EVERY:
+            continue
+        if kind == "Acrobot":
+            state = np.array(view["s"], dtype=np.float64).reshape(pool, 4)
+        else:
+            names = view.dtype.names[:_ceiling.state_dim(kind)]
+            state = np.stack([np.asarray(view[f], dtype=np.float64) for f in names], axis=1)
+        snapshots.append(state)
+    envs.close()
+    state = np.concatenate(snapshots)
     if kind == "MountainCarContinuous":  # the ceiling steps a float32 state
         state = state.astype(np.float32).astype(np.float64)
     if kind == "Pendulum":
         state[:, 2] = np.nan_to_num(state[:, 2])  # last_u (NaN after reset) is only written
-    envs.close()
     return np.ascontiguousarray(state)
 
 
@@ -340,7 +346,7 @@ def ceiling_factory(env_id: str, n: int, threads: int) -> Factory:
         envs = ccgym.make_vec(env_id, num_envs=n)
         actions = np.stack(_draw(envs.action_space)).astype(_ceiling.action_dtype(kind))
         envs.close()
-        steps = max(1, min(CEILING_STEPS, CEILING_WORK // n))
+        steps = CEILING_STEPS
         box = [0]
 
         def run(k: int) -> float:
