@@ -66,6 +66,7 @@ CC_VEC, CC_VEC_NOCOPY, CEILING = "ccgym", "ccgym copy=False", "ceiling"
 GYM_SYNC, GYM_NUMPY = "gym SyncVectorEnv", "gym CartPoleVectorEnv"
 SB3_DUMMY, ENVPOOL, GYMNAX = "sb3 DummyVecEnv", "envpool", "gymnax"
 SINGLE_REFS = {CC_RAW: GYM_RAW, CC_MAKE: GYM_MAKE}
+PEERS = (SB3_DUMMY, ENVPOOL, GYMNAX)
 
 
 @dataclasses.dataclass
@@ -434,14 +435,18 @@ def run_tasks(tasks: list[Task], args: argparse.Namespace,
         set_clock(args.clock == "cpu" and task.threads == 1)
         try:
             run, work, close = task.factory()
-        except Skip as e:
-            skips[task.impl] = str(e)
-            log(f"[{i:{width}}/{len(tasks)}] {label}: skipped ({e})")
+            try:
+                rate, per_call, calls = measure(run, work, args.budget, args.repeats)
+            finally:
+                close()
+        except Exception as e:
+            # Optional peers are untested against every version: a failure
+            # skips that peer instead of losing the whole run.
+            if not isinstance(e, Skip) and task.impl not in PEERS:
+                raise
+            skips[task.impl] = str(e) if isinstance(e, Skip) else f"{type(e).__name__}: {e}"
+            log(f"[{i:{width}}/{len(tasks)}] {label}: skipped ({skips[task.impl]})")
             continue
-        try:
-            rate, per_call, calls = measure(run, work, args.budget, args.repeats)
-        finally:
-            close()
         results.append(Result(task.env_id, task.mode, task.num_envs, task.impl, task.threads,
                               rate, per_call * 1e6 if task.impl != CEILING
                               else per_call * 1e6 * task.num_envs / work,
