@@ -330,6 +330,8 @@ cdef class Batch:
         if mask is not None:
             marr = self._as_mask(mask)
             m = <const uint8_t *>cnp.PyArray_DATA(marr)
+        if self.copy_outputs:
+            self._new_outputs(True)  # a reset must not write into handed-out arrays
         self._busy = True
         try:
             with nogil:
@@ -431,16 +433,37 @@ cdef class Batch:
         else:
             arr = self.check_actions(actions)
         cdef const void *a = cnp.PyArray_DATA(arr)
+        if copy:
+            # C writes every output of every instance on a step, so it can
+            # write straight into fresh arrays that are then the caller's.
+            self._new_outputs(False)
         self._busy = True
         with nogil:
             ccgym_batch_step(self._def, &self._b, a, self.num_threads)
         self._busy = False
-        if not copy:
-            return self.obs, self.reward, self.terminated, self.truncated
-        return (cnp.PyArray_NewCopy(<cnp.ndarray>self.obs, cnp.NPY_CORDER),
-                cnp.PyArray_NewCopy(<cnp.ndarray>self.reward, cnp.NPY_CORDER),
-                cnp.PyArray_NewCopy(<cnp.ndarray>self.terminated, cnp.NPY_CORDER),
-                cnp.PyArray_NewCopy(<cnp.ndarray>self.truncated, cnp.NPY_CORDER))
+        return self.obs, self.reward, self.terminated, self.truncated
+
+    cdef _new_outputs(self, bint keep):
+        """Points the batch at new obs/reward/terminated/truncated arrays
+        (copies of the current ones when keep), leaving the arrays handed out
+        before untouched by later steps and resets."""
+        cdef cnp.npy_intp dims[2]
+        dims[0] = self.num_envs
+        dims[1] = self.obs_dim
+        if keep:
+            self.obs = cnp.PyArray_NewCopy(<cnp.ndarray>self.obs, cnp.NPY_CORDER)
+            self.reward = cnp.PyArray_NewCopy(<cnp.ndarray>self.reward, cnp.NPY_CORDER)
+            self.terminated = cnp.PyArray_NewCopy(<cnp.ndarray>self.terminated, cnp.NPY_CORDER)
+            self.truncated = cnp.PyArray_NewCopy(<cnp.ndarray>self.truncated, cnp.NPY_CORDER)
+        else:
+            self.obs = cnp.PyArray_EMPTY(2, dims, cnp.NPY_FLOAT32, 0)
+            self.reward = cnp.PyArray_EMPTY(1, dims, cnp.NPY_FLOAT64, 0)
+            self.terminated = cnp.PyArray_EMPTY(1, dims, cnp.NPY_BOOL, 0)
+            self.truncated = cnp.PyArray_EMPTY(1, dims, cnp.NPY_BOOL, 0)
+        self._b.obs = <float *>cnp.PyArray_DATA(<cnp.ndarray>self.obs)
+        self._b.reward = <double *>cnp.PyArray_DATA(<cnp.ndarray>self.reward)
+        self._b.terminated = <uint8_t *>cnp.PyArray_DATA(<cnp.ndarray>self.terminated)
+        self._b.truncated = <uint8_t *>cnp.PyArray_DATA(<cnp.ndarray>self.truncated)
 
     def vector_step(self, actions):
         """The vector-env step in one call: checks order and autoreset state,
@@ -579,6 +602,9 @@ cdef class Batch:
                     f"{dst.shape}, got {getattr(src, 'dtype', type(src))} "
                     f"{getattr(src, 'shape', '')}")
             checked.append((dst, src))
+        if self.copy_outputs:
+            self._new_outputs(True)
+            checked = [(getattr(self, name), snap[name]) for name in Batch._STATE_ARRAYS]
         for dst, src in checked:
             np.copyto(dst, src)
         self.has_reset = bool(snap.get("has_reset", True))
