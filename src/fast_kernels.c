@@ -57,17 +57,17 @@ CCGYM_INLINE void cartpole_block(const ccgym_batch *b, const void *actions, size
     float *__restrict obs = b->obs + lo * 4;
     double *__restrict reward = b->reward + lo;
     uint8_t *__restrict terminated = b->terminated + lo;
-    double x[BLOCK], xd[BLOCK], th[BLOCK], thd[BLOCK], force[BLOCK], sn[BLOCK], cs[BLOCK];
-    double euler[BLOCK], term[BLOCK];
+    double x[BLOCK], xd[BLOCK], th[BLOCK], thd[BLOCK], push[BLOCK], fell[BLOCK];
+    double sn[BLOCK], cs[BLOCK], term[BLOCK];
 
+    /* No branches in the passes: random actions would mispredict. */
     for (size_t i = 0; i < m; i++) {
-        const ccgym_cartpole_params *p = P + i * ps;
         x[i] = st[i].x;
         xd[i] = st[i].x_dot;
         th[i] = st[i].theta;
         thd[i] = st[i].theta_dot;
-        force[i] = act[i] == 1 ? p->force_mag : -p->force_mag;
-        euler[i] = p->euler ? 1.0 : 0.0;
+        push[i] = (double)act[i];
+        fell[i] = (double)(st[i].steps_beyond_terminated < 0);
     }
     ccgym_fast_sincos_n(th, sn, cs, m);
 #pragma GCC ivdep
@@ -75,16 +75,19 @@ CCGYM_INLINE void cartpole_block(const ccgym_batch *b, const void *actions, size
         const ccgym_cartpole_params *p = P + i * ps;
         const double x_dot = xd[i], theta_dot = thd[i];
         const double costheta = cs[i], sintheta = sn[i];
+        const double force = push[i] == 1.0 ? p->force_mag : -p->force_mag;
+        /* One division where the exact kernel has four (vector division is slow). */
+        const double inv_total_mass = 1.0 / p->total_mass;
         const double temp =
-            (force[i] + p->polemass_length * (theta_dot * theta_dot) * sintheta) / p->total_mass;
-        const double thetaacc =
-            (p->gravity * sintheta - costheta * temp) /
-            (p->length * (4.0 / 3.0 - p->masspole * (costheta * costheta) / p->total_mass));
-        const double xacc = temp - p->polemass_length * thetaacc * costheta / p->total_mass;
+            (force + p->polemass_length * (theta_dot * theta_dot) * sintheta) * inv_total_mass;
+        const double den =
+            p->length * (4.0 / 3.0 - p->masspole * (costheta * costheta) * inv_total_mass);
+        const double thetaacc = (p->gravity * sintheta - costheta * temp) / den;
+        const double xacc = temp - p->polemass_length * thetaacc * costheta * inv_total_mass;
         /* Both integrators, then a select: keeps the loop branch-free. */
         const double n_x_dot = x_dot + p->tau * xacc;
         const double n_theta_dot = theta_dot + p->tau * thetaacc;
-        const int eu = euler[i] != 0.0;
+        const int eu = p->euler != 0;
         const double n_x = x[i] + p->tau * (eu ? x_dot : n_x_dot);
         const double n_theta = th[i] + p->tau * (eu ? theta_dot : n_theta_dot);
         x[i] = n_x;
@@ -94,19 +97,22 @@ CCGYM_INLINE void cartpole_block(const ccgym_batch *b, const void *actions, size
         const int t = (n_x < -p->x_threshold) | (n_x > p->x_threshold) |
                       (n_theta < -p->theta_threshold_radians) |
                       (n_theta > p->theta_threshold_radians);
+        const int sb = p->sutton_barto_reward != 0;
+        const double r_alive = sb ? 0.0 : 1.0, r_fell = sb ? -1.0 : 1.0;
+        const double r_after = sb ? -1.0 : 0.0;
+        reward[i] = t ? (fell[i] != 0.0 ? r_fell : r_after) : r_alive;
         term[i] = t ? 1.0 : 0.0;
     }
     for (size_t i = 0; i < m; i++) {
-        const ccgym_cartpole_params *p = P + i * ps;
         st[i].x = x[i];
         st[i].x_dot = xd[i];
         st[i].theta = th[i];
         st[i].theta_dot = thd[i];
-        const int t = term[i] != 0.0;
+        const int64_t t = (int64_t)term[i];
         const int64_t sbt = st[i].steps_beyond_terminated;
-        const int sb = p->sutton_barto_reward != 0;
-        reward[i] = !t ? (sb ? 0.0 : 1.0) : (sbt < 0 ? (sb ? -1.0 : 1.0) : (sb ? -1.0 : 0.0));
-        st[i].steps_beyond_terminated = !t ? sbt : (sbt < 0 ? 0 : sbt + 1);
+        int64_t after = sbt + 1; /* the pole just fell (None -> 0) or fell earlier */
+        after = sbt < 0 ? 0 : after;
+        st[i].steps_beyond_terminated = t ? after : sbt;
         terminated[i] = (uint8_t)t;
         obs[4 * i + 0] = (float)x[i];
         obs[4 * i + 1] = (float)xd[i];

@@ -92,7 +92,7 @@ class VectorEnv(gym.vector.VectorEnv):
             picked for the CPU at run time). Not bit-exact: from the same
             state and action, one fast step's observations are within
             ``2**-22 * |obs_exact| + 1e-12`` of the exact step's (two float32
-            roundings), rewards within ``1e-12 * (1 + |reward|)``, and the
+            roundings), rewards within ``1e-12 * |reward_exact| + 1e-9``, and the
             terminated flags agree unless the exact state is within ``1e-9``
             (relative) of a termination threshold. Differences grow along a
             trajectory as the dynamics amplify them (the pendulums are
