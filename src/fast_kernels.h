@@ -9,7 +9,7 @@
 #include "ccgym/driver.h"
 
 /* Largest number of instances a block function is given at once. */
-#define CCGYM_FAST_BLOCK 64
+#define CCGYM_FAST_BLOCK 256
 
 /* A block function steps instances [lo, hi) (hi - lo <= CCGYM_FAST_BLOCK):
  * it writes their new state, obs, reward and terminated. Instances awaiting a
