@@ -74,6 +74,10 @@ extern const ccgym_env_def ccgym_mountain_car_def;
 extern const ccgym_env_def ccgym_continuous_mountain_car_def;
 extern const ccgym_env_def ccgym_pendulum_def;
 extern const ccgym_env_def ccgym_acrobot_def;
+/* precision="fast" (src/fast_envs.c): vectorised, not bit-exact. */
+extern const ccgym_env_def ccgym_cartpole_fast_def;
+extern const ccgym_env_def ccgym_pendulum_fast_def;
+extern const ccgym_env_def ccgym_acrobot_fast_def;
 
 /* Runs fn(ctx, begin, end) over [0, n) split into n_threads contiguous chunks
  * (threads are created for the call and joined before it returns, so nothing

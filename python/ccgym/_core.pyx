@@ -23,18 +23,58 @@ AUTORESET_DISABLED = CCGYM_AUTORESET_DISABLED
 ENV_KINDS = ("CartPole", "MountainCar", "MountainCarContinuous", "Pendulum", "Acrobot")
 
 
-cdef const ccgym_env_def *_env_def(str kind) except NULL:
+cdef extern from "ccgym/driver.h" nogil:
+    const ccgym_env_def ccgym_cartpole_fast_def
+    const ccgym_env_def ccgym_pendulum_fast_def
+    const ccgym_env_def ccgym_acrobot_fast_def
+
+cdef extern from "ccgym/fastmath.h" nogil:
+    const char *ccgym_fast_isa()
+    int ccgym_fast_sincos_array(const double *x, double *s, double *c, size_t n, int isa)
+
+PRECISIONS = ("exact", "fast")
+
+
+cdef const ccgym_env_def *_env_def(str kind, str precision="exact") except NULL:
+    if precision not in PRECISIONS:
+        raise ValueError(f"precision must be one of {PRECISIONS}, got {precision!r}")
+    cdef bint fast = precision == "fast"
     if kind == "CartPole":
-        return &ccgym_cartpole_def
+        return &ccgym_cartpole_fast_def if fast else &ccgym_cartpole_def
+    # MountainCar's step has one cos and branchy clipping: nothing for the
+    # fast kernels to gain, so "fast" runs the exact kernels.
     if kind == "MountainCar":
         return &ccgym_mountain_car_def
     if kind == "MountainCarContinuous":
         return &ccgym_continuous_mountain_car_def
     if kind == "Pendulum":
-        return &ccgym_pendulum_def
+        return &ccgym_pendulum_fast_def if fast else &ccgym_pendulum_def
     if kind == "Acrobot":
-        return &ccgym_acrobot_def
+        return &ccgym_acrobot_fast_def if fast else &ccgym_acrobot_def
     raise ValueError(f"unknown env kind {kind!r}; expected one of {ENV_KINDS}")
+
+
+def fast_isa():
+    """The instruction set precision="fast" uses on this CPU: "avx512", "avx2" or "generic"."""
+    return ccgym_fast_isa().decode()
+
+
+def fast_sincos(x, int isa=-1):
+    """(sin, cos) of a float64 array by the fast mode's kernels (isa: 0 generic,
+    1 avx2, 2 avx512, -1 the best here). For tests; raises ValueError when
+    this CPU or build lacks the isa."""
+    cdef cnp.ndarray xa = np.ascontiguousarray(x, dtype=np.float64).ravel()
+    cdef cnp.ndarray s = np.empty_like(xa)
+    cdef cnp.ndarray c = np.empty_like(xa)
+    cdef size_t n = xa.shape[0]
+    cdef int rc
+    with nogil:
+        rc = ccgym_fast_sincos_array(<const double *>cnp.PyArray_DATA(xa),
+                                     <double *>cnp.PyArray_DATA(s),
+                                     <double *>cnp.PyArray_DATA(c), n, isa)
+    if rc != 0:
+        raise ValueError(f"fast kernels for isa {isa} are not available here")
+    return s, c
 
 
 def _aligned_zeros(Py_ssize_t nbytes, Py_ssize_t align=64):
@@ -104,11 +144,15 @@ cdef class Batch:
     ``final_length`` (N,) (return and length of an episode that ended this
     step), ``episode_return`` and ``episode_length`` (the running episode),
     ``elapsed`` (steps since reset), ``pending_reset`` (done, not yet reset).
+
+    ``precision`` (read-only): "exact" (bit-exact with Gymnasium) or "fast"
+    (vectorised kernels within the bound documented in ccgym.vector).
     """
 
     cdef const ccgym_env_def *_def
     cdef ccgym_batch _b
     cdef readonly str kind
+    cdef readonly str precision
     cdef readonly Py_ssize_t num_envs
     cdef readonly int obs_dim
     cdef readonly int action_dim
@@ -132,7 +176,8 @@ cdef class Batch:
     cdef float _single_action_f
 
     def __cinit__(self, str kind, Py_ssize_t num_envs, dict params, int64_t max_episode_steps=0,
-                  int autoreset_mode=CCGYM_AUTORESET_NEXT_STEP, int num_threads=1):
+                  int autoreset_mode=CCGYM_AUTORESET_NEXT_STEP, int num_threads=1,
+                  str precision="exact"):
         if num_envs < 1:
             raise ValueError(f"num_envs must be at least 1, got {num_envs}")
         if autoreset_mode not in (CCGYM_AUTORESET_NEXT_STEP, CCGYM_AUTORESET_SAME_STEP,
@@ -140,8 +185,9 @@ cdef class Batch:
             raise ValueError(f"unknown autoreset mode {autoreset_mode}")
         if num_threads < 1:
             raise ValueError(f"num_threads must be at least 1, got {num_threads}")
-        self._def = _env_def(kind)
+        self._def = _env_def(kind, precision)
         self.kind = kind
+        self.precision = precision
         self.num_envs = num_envs
         self.obs_dim = self._def.obs_dim
         self.action_dim = self._def.action_dim
