@@ -47,10 +47,23 @@ if [ ! -f "${ASV_MACHINE_FILE:-$HOME/.asv-machine.json}" ]; then
   "$ASV" machine --yes >/dev/null || exit 2
 fi
 
-log=$(mktemp)
-trap 'rm -f "$log"' EXIT
-"$ASV" continuous --factor "$FACTOR" "${BENCH_ARGS[@]}" "$@" "$BASE" "$HEAD" 2>&1 | tee "$log"
+# A private results directory: asv compares every stored result of the
+# selected benchmarks, so results from earlier runs of other parameters (or of
+# the Gymnasium baselines) would otherwise take part in the verdict. The
+# environments and built wheels in env/ are shared with ordinary runs.
+work=$(mktemp -d)
+conf=$(mktemp -p . .gate-asv.conf.XXXXXX.json)
+trap 'rm -rf "$work" "$conf"' EXIT
+sed "s#\"results_dir\": *\"[^\"]*\"#\"results_dir\": \"$work/results\"#" asv.conf.json >"$conf"
+if ! grep -q "\"results_dir\": \"$work/results\"" "$conf"; then
+  echo "regression gate: could not point results_dir of asv.conf.json elsewhere" >&2
+  exit 2
+fi
+
+"$ASV" --config "$conf" continuous --factor "$FACTOR" "${BENCH_ARGS[@]}" "$@" "$BASE" "$HEAD" \
+  2>&1 | tee "$work/log"
 status=${PIPESTATUS[0]}
+log=$work/log
 
 if grep -q "PERFORMANCE DECREASED" "$log"; then
   echo "regression gate: FAILED, $HEAD is slower than $BASE by more than a factor $FACTOR" >&2
