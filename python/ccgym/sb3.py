@@ -36,7 +36,7 @@ from stable_baselines3.common.vec_env.base_vec_env import (
 from ccgym import _core
 from ccgym._params import PARAMS, parse_reset_bounds
 from ccgym.envs import _check_seed
-from ccgym.vector import resolve_env_id
+from ccgym.vector import check_batch_args, resolve_env_id
 
 __all__ = ["VecEnv", "VecMonitor", "make_vec_env"]
 
@@ -85,25 +85,8 @@ class VecEnv(_SB3VecEnv):
         render_mode: str | None = None,
         **env_kwargs: Any,
     ) -> None:
-        import ccgym
-
-        self.env_id = resolve_env_id(env_id)
-        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)):
-            raise TypeError(f"num_envs must be an int, got {num_envs!r}")
-        if num_envs < 1:
-            raise ValueError(f"num_envs must be at least 1, got {num_envs}")
-        if isinstance(num_threads, bool) or not isinstance(num_threads, (int, np.integer)):
-            raise TypeError(f"num_threads must be an int, got {num_threads!r}")
-        if num_threads < 1:
-            raise ValueError(f"num_threads must be at least 1, got {num_threads}")
-        if max_episode_steps is None:
-            max_episode_steps = ccgym.ENV_SPECS[self.env_id][1]
-        if isinstance(max_episode_steps, bool) or not isinstance(
-            max_episode_steps, (int, np.integer)
-        ) or max_episode_steps < 0:
-            raise ValueError(
-                f"max_episode_steps must be a non-negative int, got {max_episode_steps!r}"
-            )
+        self.env_id, num_envs, num_threads, max_episode_steps = check_batch_args(
+            env_id, num_envs, num_threads, max_episode_steps)
         # A gym.make'd single env: validates kwargs and render_mode as
         # gym.make does, and answers get_attr for shared attributes
         # (spec, metadata, spaces, render_mode). It is never stepped.

@@ -42,6 +42,35 @@ def resolve_env_id(env_id: str) -> str:
     return short
 
 
+def _check_count(name: str, value: Any, minimum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be an int, got {value!r}")
+    if value < minimum:
+        raise ValueError(f"{name} must be at least {minimum}, got {value}")
+    return int(value)
+
+
+def check_batch_args(env_id: str, num_envs: Any, num_threads: Any,
+                     max_episode_steps: Any) -> tuple[str, int, int, int]:
+    """Validates what every batched front end takes; returns (short id,
+    num_envs, num_threads, max_episode_steps), the last defaulting (None) to
+    the id's registered limit."""
+    import ccgym
+
+    short = resolve_env_id(env_id)
+    num_envs = _check_count("num_envs", num_envs, 1)
+    num_threads = _check_count("num_threads", num_threads, 1)
+    if max_episode_steps is None:
+        max_episode_steps = ccgym.ENV_SPECS[short][1]
+    if isinstance(max_episode_steps, bool) or not isinstance(
+        max_episode_steps, (int, np.integer)
+    ) or max_episode_steps < 0:
+        raise ValueError(
+            f"max_episode_steps must be a non-negative int, got {max_episode_steps!r}"
+        )
+    return short, num_envs, num_threads, int(max_episode_steps)
+
+
 def _single_env_class(env_id: str) -> type:
     import ccgym
 
@@ -117,20 +146,11 @@ class VectorEnv(gym.vector.VectorEnv):
         precision: str = "exact",
         **env_kwargs: Any,
     ) -> None:
-        import ccgym
-
         if precision not in ("exact", "fast"):
             raise ValueError(f'precision must be "exact" or "fast", got {precision!r}')
 
-        self.env_id = resolve_env_id(env_id)
-        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)):
-            raise TypeError(f"num_envs must be an int, got {num_envs!r}")
-        if num_envs < 1:
-            raise ValueError(f"num_envs must be at least 1, got {num_envs}")
-        if isinstance(num_threads, bool) or not isinstance(num_threads, (int, np.integer)):
-            raise TypeError(f"num_threads must be an int, got {num_threads!r}")
-        if num_threads < 1:
-            raise ValueError(f"num_threads must be at least 1, got {num_threads}")
+        self.env_id, num_envs, num_threads, max_episode_steps = check_batch_args(
+            env_id, num_envs, num_threads, max_episode_steps)
         try:
             mode = (autoreset_mode if isinstance(autoreset_mode, AutoresetMode)
                     else AutoresetMode(autoreset_mode))
@@ -139,15 +159,6 @@ class VectorEnv(gym.vector.VectorEnv):
                 f"autoreset_mode must be one of {[m.value for m in AutoresetMode]}, "
                 f"got {autoreset_mode!r}"
             ) from None
-        if max_episode_steps is None:
-            max_episode_steps = ccgym.ENV_SPECS[self.env_id][1]
-        if isinstance(max_episode_steps, bool) or not isinstance(
-            max_episode_steps, (int, np.integer)
-        ) or max_episode_steps < 0:
-            raise ValueError(
-                f"max_episode_steps must be a non-negative int, got {max_episode_steps!r}"
-            )
-
         single_cls = _single_env_class(self.env_id)
         kind = self._kind = single_cls._kind
         physics = {k: physics_value(k, v, int(num_envs))
