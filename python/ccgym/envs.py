@@ -114,6 +114,8 @@ class _CoreEnv(gym.Env):
         a, b = self._reset_bounds(options)
         self._core.reset(None, a, b)
         self._has_reset = True
+        if self.render_mode == "human":
+            self.render()
         return self._core.obs_single(), {}
 
     def _action(self, action: Any) -> Any:
@@ -126,11 +128,14 @@ class _CoreEnv(gym.Env):
         if self._core.closed:
             raise RuntimeError("the environment is closed")
         obs, reward, terminated = self._core.step_single(self._action(action))
+        if self.render_mode == "human":
+            self.render()
         return obs, reward, terminated, False, {}
 
     def render(self):
-        """Rendering is not implemented yet: returns None without a render_mode
-        (with Gymnasium's warning) and raises NotImplementedError with one."""
+        """The current frame, drawn by ccgym's C renderer as Gymnasium draws it:
+        an (H, W, 3) uint8 array with render_mode="rgb_array"; with "human",
+        shown in a pygame window (``pip install "ccgym[render]"``) and None."""
         if self.render_mode is None:
             assert self.spec is None or self.spec.id
             gym.logger.warn(
@@ -140,14 +145,17 @@ class _CoreEnv(gym.Env):
                 'render_mode="rgb_array")'
             )
             return None
-        raise NotImplementedError(
-            f"ccgym does not draw {self._kind} yet (render_mode={self.render_mode!r}); "
-            "use Gymnasium's env for rendering until ccgym's C renderer lands"
-        )
+        from ccgym.rendering import render_env
+
+        return render_env(self)
 
     def close(self) -> None:
-        """Marks the env closed; later steps and resets raise RuntimeError."""
+        """Marks the env closed (later steps and resets raise RuntimeError)
+        and closes the render window if there is one."""
         self._core.closed = True
+        viewer = self.__dict__.pop("_viewer", None)
+        if viewer is not None:
+            viewer.close()
 
     # The C state, as the Gymnasium env's attributes would show it.
     def _state_fields(self) -> np.ndarray:
