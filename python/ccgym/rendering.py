@@ -193,15 +193,37 @@ def _area_weights(n_src: int, n_dst: int) -> np.ndarray:
     return overlap / (n_src / n_dst)
 
 
-def _area_resize(img: np.ndarray, h: int, w: int) -> np.ndarray:
+def _summed_area(img: np.ndarray) -> np.ndarray:
+    sat = np.zeros((img.shape[0] + 1, img.shape[1] + 1, img.shape[2]))
+    sat[1:, 1:] = img.astype(np.float64).cumsum(0).cumsum(1)
+    return sat
+
+
+def _area_resize(img: np.ndarray, h: int, w: int, sat: np.ndarray | None = None) -> np.ndarray:
     """pygame's smoothscale when shrinking: an area average of every channel
-    (straight alpha, as pygame averages it)."""
+    (straight alpha, as pygame averages it). Computed from the summed-area
+    table, which is exactly bilinear between its integer grid points."""
     if h == 0 or w == 0:
         return np.zeros((h, w, img.shape[2]), dtype=np.uint8)
-    wy, wx = _area_weights(img.shape[0], h), _area_weights(img.shape[1], w)
-    rows = (wy @ img.reshape(img.shape[0], -1).astype(np.float64)).reshape(h, img.shape[1], -1)
-    out = np.einsum("ikc,lk->ilc", rows, wx)
-    return np.clip(out, 0, 255).astype(np.uint8)
+    H, W, C = img.shape
+    if sat is None:
+        sat = _summed_area(img)
+
+    def grid(n_src: int, n_dst: int) -> tuple[np.ndarray, np.ndarray]:
+        pos = np.arange(n_dst + 1) * (n_src / n_dst)
+        i = np.minimum(np.floor(pos).astype(np.intp), n_src - 1)
+        return i, pos - i
+
+    iy, fy = grid(H, h)
+    ix, fx = grid(W, w)
+    fy, fx = fy[:, None, None], fx[None, :, None]
+    rows, rows1 = sat[iy], sat[iy + 1]
+    top = rows[:, ix] * (1 - fx) + rows[:, ix + 1] * fx
+    bottom = rows1[:, ix] * (1 - fx) + rows1[:, ix + 1] * fx
+    f = top * (1 - fy) + bottom * fy
+    sums = f[1:, 1:] - f[:-1, 1:] - f[1:, :-1] + f[:-1, :-1]
+    out = sums / ((H / h) * (W / w))
+    return np.clip(out + 1e-6, 0, 255).astype(np.uint8)
 
 
 @functools.lru_cache(maxsize=1)
@@ -215,7 +237,8 @@ def pendulum_icon() -> _render.Icon | None:
         return None
     scale = np.float32(500 / 4.4)  # Gymnasium: screen_dim / (bound * 2)
     max_size = int(scale * np.float32(2.0) / np.float32(2))
-    return _render.Icon([_area_resize(img, s, s) for s in range(max_size + 1)])
+    sat = _summed_area(img)
+    return _render.Icon([_area_resize(img, s, s, sat) for s in range(max_size + 1)])
 
 
 # ------------------------------------------------------------ batch rendering
@@ -245,6 +268,8 @@ def _count(kind: str, state_buffer: np.ndarray, indices: Any) -> tuple[np.ndarra
     idx = np.atleast_1d(np.asarray(indices))
     if idx.dtype == np.bool_:
         idx = np.flatnonzero(idx)
+    if idx.size == 0:
+        idx = idx.astype(np.int64)
     if idx.dtype.kind not in "iu":
         raise TypeError(f"indices must be integers or a boolean mask, got {idx.dtype}")
     return idx.astype(np.int64), len(idx)
@@ -454,7 +479,7 @@ class PixelObservation(gym.ObservationWrapper):
                              self.grayscale, antialias=self.antialias)[0]
 
 
-class VectorPixelObservation(gym.vector.VectorObservationWrapper):
+class VectorPixelObservation(gym.vector.VectorWrapper):
     """A ccgym :class:`~ccgym.vector.VectorEnv` whose observations are the
     frames of all instances, drawn and resized in one C call: (N, h, w, 1)
     uint8 with ``grayscale`` (default), else (N, h, w, 3). With same-step
@@ -477,10 +502,16 @@ class VectorPixelObservation(gym.vector.VectorObservationWrapper):
             self.single_observation_space, self.num_envs)
         self._actions = None
 
+    def reset(self, *, seed: Any = None, options: dict | None = None):
+        """Resets; the observations are the frames."""
+        _, infos = self.env.reset(seed=seed, options=options)
+        return self.observations(None), infos
+
     def step(self, actions: Any):
         """Steps; observations (and final observations) as frames."""
         self._actions = actions
-        obs, rewards, terms, truncs, infos = super().step(actions)
+        _, rewards, terms, truncs, infos = self.env.step(actions)
+        obs = self.observations(None)
         if "final_obs" in infos:
             infos = dict(infos)
             infos["final_obs"] = self._final_frames(infos["final_obs"], infos["_final_obs"])
