@@ -76,12 +76,16 @@ static inline void acrobot_dsdt(const ccgym_acrobot_params *p, const double *s, 
     out[3] = ddtheta2;
 }
 
-/* acrobot.wrap: shift by 2*pi until inside [m, M] (no loop on inf). */
+/* acrobot.wrap: shift by 2*pi until inside [m, M]. Reachable states need a
+ * step or two; a state far outside (only from set_state) is first brought
+ * near by fmod, where Gymnasium would loop for ever (or on inf, not return). */
 static inline double acrobot_wrap(double x, double m, double M)
 {
     const double diff = M - m;
     if (!isfinite(x))
         return x;
+    if (fabs(x) > 64 * diff)
+        x = fmod(x, diff);
     while (x > M)
         x = x - diff;
     while (x < m)

@@ -63,6 +63,16 @@
  *     k even -> sine polynomial, k odd -> cosine polynomial;
  *     bit 1 of k set -> negate, implemented as (0 - value).
  *
+ * Scalars vs arrays: np.sin(np.float32(x)) goes through the same ufunc
+ * inner loop (length 1) as arrays, contiguous or strided, so one function
+ * covers both; verified bit-identical on this machine.
+ *
+ * Verified (numpy 2.4.6, glibc 2.36, AVX-512 CPU, gcc -O0/-O2/-march=native
+ * with -ffp-contract=off): all floats in [-4,4] and in 4<|x|<=2^17, 10M
+ * random in [-1e6,1e6], specials -- 100% bit-identical to np.sin/np.cos;
+ * the _nofma pair is 100% identical with NPY_DISABLE_CPU_FEATURES set to
+ * "X86_V3 X86_V4 AVX512_ICL AVX512_SPR" (forcing the baseline loop).
+ *
  * Requirements: compile without -ffast-math; fmaf() must be the correctly
  * rounded libm function (it is on glibc / any C99 libm, and GCC/Clang turn
  * it into a single vfmadd instruction when FMA is enabled).  Plain a*b+c

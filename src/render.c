@@ -699,21 +699,22 @@ static void draw_scene(const ccgym_render_job *job, const canvas *c, size_t inst
 {
     const char *states = (const char *)job->states;
     const void *st = states + instance * ccgym_render_state_size(job->kind);
+    const void *params = (const char *)job->params + instance * job->params_stride;
     memset(c->pix, 255, (size_t)c->w * (size_t)c->h * 3);
     switch (job->kind) {
     case CCGYM_RENDER_CARTPOLE:
         draw_cartpole(c, (const ccgym_cartpole_state *)st,
-                      (const ccgym_cartpole_params *)job->params);
+                      (const ccgym_cartpole_params *)params);
         break;
     case CCGYM_RENDER_MOUNTAIN_CAR: {
-        const ccgym_mountain_car_params *p = (const ccgym_mountain_car_params *)job->params;
+        const ccgym_mountain_car_params *p = (const ccgym_mountain_car_params *)params;
         draw_mountain_car(c, ((const ccgym_mountain_car_state *)st)->position, p->min_position,
                           p->max_position, p->goal_position);
         break;
     }
     case CCGYM_RENDER_MOUNTAIN_CAR_CONTINUOUS: {
         const ccgym_continuous_mountain_car_params *p =
-            (const ccgym_continuous_mountain_car_params *)job->params;
+            (const ccgym_continuous_mountain_car_params *)params;
         draw_mountain_car(c, ((const ccgym_continuous_mountain_car_state *)st)->position,
                           p->min_position, p->max_position, p->goal_position);
         break;
@@ -722,7 +723,7 @@ static void draw_scene(const ccgym_render_job *job, const canvas *c, size_t inst
         draw_pendulum(c, (const ccgym_pendulum_state *)st, job->icon);
         break;
     case CCGYM_RENDER_ACROBOT:
-        draw_acrobot(c, (const ccgym_acrobot_state *)st, (const ccgym_acrobot_params *)job->params);
+        draw_acrobot(c, (const ccgym_acrobot_state *)st, (const ccgym_acrobot_params *)params);
         break;
     default:
         break;

@@ -30,7 +30,8 @@ enum ccgym_autoreset_mode {
 typedef struct ccgym_batch {
     size_t n;
     void *state;              /* n env-specific state structs */
-    const void *params;       /* one env-specific params struct */
+    const void *params;       /* env-specific params structs: one shared, or one per instance */
+    size_t params_stride;     /* 0: all instances share params[0]; else sizeof(params struct) */
     ccgym_pcg64 *rng;         /* one generator per instance */
     int64_t *elapsed;         /* steps since the last reset */
     uint8_t *pending_reset;   /* done and not reset yet */
@@ -73,6 +74,10 @@ extern const ccgym_env_def ccgym_mountain_car_def;
 extern const ccgym_env_def ccgym_continuous_mountain_car_def;
 extern const ccgym_env_def ccgym_pendulum_def;
 extern const ccgym_env_def ccgym_acrobot_def;
+/* precision="fast" (src/fast_envs.c): vectorised, not bit-exact. */
+extern const ccgym_env_def ccgym_cartpole_fast_def;
+extern const ccgym_env_def ccgym_pendulum_fast_def;
+extern const ccgym_env_def ccgym_acrobot_fast_def;
 
 /* Runs fn(ctx, begin, end) over [0, n) split into n_threads contiguous chunks
  * (threads are created for the call and joined before it returns, so nothing
@@ -100,47 +105,68 @@ CCGYM_INLINE void ccgym_drive_step(const ccgym_batch *b, const void *actions,
                                    size_t state_size, int obs_dim, double def_a,
                                    double def_b, ccgym_step_fn step, ccgym_reset_fn reset)
 {
-    char *states = (char *)b->state;
-    const char *acts = (const char *)actions;
+    /* Every buffer in a local restrict pointer: a store through one (the
+     * uint8_t flags alias anything) then does not force the others to be
+     * reloaded from the batch struct. */
+    char *restrict states = (char *)b->state;
+    const char *restrict params = (const char *)b->params;
+    const char *restrict acts = (const char *)actions;
+    ccgym_pcg64 *restrict rng = b->rng;
+    int64_t *restrict elapsed = b->elapsed;
+    uint8_t *restrict pending = b->pending_reset;
+    double *restrict ep_return = b->episode_return;
+    int64_t *restrict ep_length = b->episode_length;
+    float *restrict obs = b->obs;
+    double *restrict reward = b->reward;
+    uint8_t *restrict terminated = b->terminated;
+    uint8_t *restrict truncated = b->truncated;
+    float *restrict final_obs = b->final_obs;
+    double *restrict final_return = b->final_return;
+    int64_t *restrict final_length = b->final_length;
+    const size_t params_stride = b->params_stride;
     const int mode = b->autoreset_mode;
     const int64_t max_steps = b->max_episode_steps;
     for (size_t i = begin; i < end; i++) {
         void *s = states + i * state_size;
-        float *o = b->obs + i * (size_t)obs_dim;
-        if (mode == CCGYM_AUTORESET_NEXT_STEP && b->pending_reset[i]) {
-            reset(b->params, s, &b->rng[i], def_a, def_b, o);
-            b->pending_reset[i] = 0;
-            b->elapsed[i] = 0;
-            b->episode_return[i] = 0.0;
-            b->episode_length[i] = 0;
-            b->reward[i] = 0.0;
-            b->terminated[i] = 0;
-            b->truncated[i] = 0;
+        const void *p = params + i * params_stride;
+        float *o = obs + i * (size_t)obs_dim;
+        if (mode == CCGYM_AUTORESET_NEXT_STEP && pending[i]) {
+            reset(p, s, &rng[i], def_a, def_b, o);
+            pending[i] = 0;
+            elapsed[i] = 0;
+            ep_return[i] = 0.0;
+            ep_length[i] = 0;
+            reward[i] = 0.0;
+            terminated[i] = 0;
+            truncated[i] = 0;
             continue;
         }
         double r;
         uint8_t term;
-        step(b->params, s, &b->rng[i], acts + i * action_size, o, &r, &term);
-        int64_t el = ++b->elapsed[i];
-        uint8_t trunc = (uint8_t)(max_steps > 0 && el >= max_steps);
-        b->reward[i] = r;
-        b->terminated[i] = term;
-        b->truncated[i] = trunc;
-        b->episode_return[i] += r;
-        b->episode_length[i] += 1;
+        step(p, s, &rng[i], acts + i * action_size, o, &r, &term);
+        const int64_t el = elapsed[i] + 1;
+        const uint8_t trunc = (uint8_t)(max_steps > 0 && el >= max_steps);
+        const double ret = ep_return[i] + r;
+        const int64_t len = ep_length[i] + 1;
+        reward[i] = r;
+        terminated[i] = term;
+        truncated[i] = trunc;
         if (term | trunc) {
-            b->final_return[i] = b->episode_return[i];
-            b->final_length[i] = b->episode_length[i];
+            final_return[i] = ret;
+            final_length[i] = len;
             if (mode == CCGYM_AUTORESET_SAME_STEP) {
-                memcpy(b->final_obs + i * (size_t)obs_dim, o, sizeof(float) * (size_t)obs_dim);
-                reset(b->params, s, &b->rng[i], def_a, def_b, o);
-                b->elapsed[i] = 0;
-                b->episode_return[i] = 0.0;
-                b->episode_length[i] = 0;
-            } else {
-                b->pending_reset[i] = 1;
+                memcpy(final_obs + i * (size_t)obs_dim, o, sizeof(float) * (size_t)obs_dim);
+                reset(p, s, &rng[i], def_a, def_b, o);
+                elapsed[i] = 0;
+                ep_return[i] = 0.0;
+                ep_length[i] = 0;
+                continue;
             }
+            pending[i] = 1;
         }
+        elapsed[i] = el;
+        ep_return[i] = ret;
+        ep_length[i] = len;
     }
 }
 
@@ -152,7 +178,7 @@ CCGYM_INLINE void ccgym_drive_reset(const ccgym_batch *b, const uint8_t *mask, d
     for (size_t i = begin; i < end; i++) {
         if (mask && !mask[i])
             continue;
-        reset(b->params, states + i * state_size, &b->rng[i], a, bnd,
+        reset((const char *)b->params + i * b->params_stride, states + i * state_size, &b->rng[i], a, bnd,
               b->obs + i * (size_t)obs_dim);
         b->pending_reset[i] = 0;
         b->elapsed[i] = 0;

@@ -32,7 +32,8 @@ typedef struct ccgym_render_icon {
 typedef struct ccgym_render_job {
     int kind;                      /* enum ccgym_render_kind */
     const void *states;            /* the batch's array of ccgym_<env>_state */
-    const void *params;            /* the batch's ccgym_<env>_params */
+    const void *params;            /* the batch's ccgym_<env>_params: one shared, or one per instance */
+    size_t params_stride;          /* 0: all instances share params[0]; else sizeof(params struct) */
     const int64_t *indices;        /* instances to draw (caller checks range); NULL: 0..count-1 */
     size_t count;
     const ccgym_render_icon *icon; /* NULL: Pendulum is drawn without its torque icon */

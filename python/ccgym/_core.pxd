@@ -21,6 +21,7 @@ cdef extern from "ccgym/driver.h" nogil:
         size_t n
         void *state
         const void *params
+        size_t params_stride
         ccgym_pcg64 *rng
         int64_t *elapsed
         uint8_t *pending_reset

@@ -6,6 +6,7 @@ are thin layers over :class:`Batch`."""
 import os
 
 import numpy as np
+from gymnasium.error import InvalidAction, ResetNeeded
 
 cimport numpy as cnp
 from libc.stdint cimport int64_t, uint8_t, uint32_t, uint64_t, uintptr_t
@@ -22,18 +23,58 @@ AUTORESET_DISABLED = CCGYM_AUTORESET_DISABLED
 ENV_KINDS = ("CartPole", "MountainCar", "MountainCarContinuous", "Pendulum", "Acrobot")
 
 
-cdef const ccgym_env_def *_env_def(str kind) except NULL:
+cdef extern from "ccgym/driver.h" nogil:
+    const ccgym_env_def ccgym_cartpole_fast_def
+    const ccgym_env_def ccgym_pendulum_fast_def
+    const ccgym_env_def ccgym_acrobot_fast_def
+
+cdef extern from "ccgym/fastmath.h" nogil:
+    const char *ccgym_fast_isa()
+    int ccgym_fast_sincos_array(const double *x, double *s, double *c, size_t n, int isa)
+
+PRECISIONS = ("exact", "fast")
+
+
+cdef const ccgym_env_def *_env_def(str kind, str precision="exact") except NULL:
+    if precision not in PRECISIONS:
+        raise ValueError(f"precision must be one of {PRECISIONS}, got {precision!r}")
+    cdef bint fast = precision == "fast"
     if kind == "CartPole":
-        return &ccgym_cartpole_def
+        return &ccgym_cartpole_fast_def if fast else &ccgym_cartpole_def
+    # MountainCar's step has one cos and branchy clipping: nothing for the
+    # fast kernels to gain, so "fast" runs the exact kernels.
     if kind == "MountainCar":
         return &ccgym_mountain_car_def
     if kind == "MountainCarContinuous":
         return &ccgym_continuous_mountain_car_def
     if kind == "Pendulum":
-        return &ccgym_pendulum_def
+        return &ccgym_pendulum_fast_def if fast else &ccgym_pendulum_def
     if kind == "Acrobot":
-        return &ccgym_acrobot_def
+        return &ccgym_acrobot_fast_def if fast else &ccgym_acrobot_def
     raise ValueError(f"unknown env kind {kind!r}; expected one of {ENV_KINDS}")
+
+
+def fast_isa():
+    """The instruction set precision="fast" uses on this CPU: "avx512", "avx2" or "generic"."""
+    return ccgym_fast_isa().decode()
+
+
+def fast_sincos(x, int isa=-1):
+    """(sin, cos) of a float64 array by the fast mode's kernels (isa: 0 generic,
+    1 avx2, 2 avx512, -1 the best here). For tests; raises ValueError when
+    this CPU or build lacks the isa."""
+    cdef cnp.ndarray xa = np.ascontiguousarray(x, dtype=np.float64).ravel()
+    cdef cnp.ndarray s = np.empty_like(xa)
+    cdef cnp.ndarray c = np.empty_like(xa)
+    cdef size_t n = xa.shape[0]
+    cdef int rc
+    with nogil:
+        rc = ccgym_fast_sincos_array(<const double *>cnp.PyArray_DATA(xa),
+                                     <double *>cnp.PyArray_DATA(s),
+                                     <double *>cnp.PyArray_DATA(c), n, isa)
+    if rc != 0:
+        raise ValueError(f"fast kernels for isa {isa} are not available here")
+    return s, c
 
 
 def _aligned_zeros(Py_ssize_t nbytes, Py_ssize_t align=64):
@@ -55,6 +96,36 @@ def int_seed_words(seed):
     return np.array(words or [0], dtype=np.uint32)
 
 
+# The parameters each kernel's params_init takes, in order (see include/ccgym/).
+PARAM_FIELDS = {
+    "CartPole": ("gravity", "masscart", "masspole", "length", "force_mag", "tau", "euler",
+                 "sutton_barto_reward"),
+    "MountainCar": ("goal_velocity", "force", "gravity"),
+    "MountainCarContinuous": ("goal_velocity", "power"),
+    "Pendulum": ("g", "m", "l", "max_speed", "max_torque", "dt"),
+    "Acrobot": ("link_length_1", "link_length_2", "link_mass_1", "link_mass_2",
+                "link_com_pos_1", "link_com_pos_2", "link_moi", "max_vel_1", "max_vel_2",
+                "torque_noise_max", "book", "use_npy_fma_trig"),
+}
+
+
+cdef void _init_one_params(str kind, void *ptr, double[::1] v) except *:
+    if kind == "CartPole":
+        ccgym_cartpole_params_init(<ccgym_cartpole_params *>ptr, v[0], v[1], v[2], v[3], v[4],
+                                   v[5], <int>v[6], <int>v[7])
+    elif kind == "MountainCar":
+        ccgym_mountain_car_params_init(<ccgym_mountain_car_params *>ptr, v[0], v[1], v[2])
+    elif kind == "MountainCarContinuous":
+        ccgym_continuous_mountain_car_params_init(
+            <ccgym_continuous_mountain_car_params *>ptr, v[0], v[1])
+    elif kind == "Pendulum":
+        ccgym_pendulum_params_init(<ccgym_pendulum_params *>ptr, v[0], v[1], v[2], v[3], v[4],
+                                   v[5])
+    else:
+        ccgym_acrobot_params_init(<ccgym_acrobot_params *>ptr, v[0], v[1], v[2], v[3], v[4],
+                                  v[5], v[6], v[7], v[8], v[9], <int>v[10], <int>v[11])
+
+
 cdef inline bint _discrete_in_range(const int64_t *a, size_t n, int64_t n_actions) noexcept nogil:
     cdef size_t i
     cdef bint ok = True
@@ -73,11 +144,15 @@ cdef class Batch:
     ``final_length`` (N,) (return and length of an episode that ended this
     step), ``episode_return`` and ``episode_length`` (the running episode),
     ``elapsed`` (steps since reset), ``pending_reset`` (done, not yet reset).
+
+    ``precision`` (read-only): "exact" (bit-exact with Gymnasium) or "fast"
+    (vectorised kernels within the bound documented in ccgym.vector).
     """
 
     cdef const ccgym_env_def *_def
     cdef ccgym_batch _b
     cdef readonly str kind
+    cdef readonly str precision
     cdef readonly Py_ssize_t num_envs
     cdef readonly int obs_dim
     cdef readonly int action_dim
@@ -86,6 +161,11 @@ cdef class Batch:
     cdef readonly double default_a
     cdef readonly double default_b
     cdef public bint closed
+    cdef public bint has_reset
+    cdef bint _busy
+    cdef public object after_terminated_hook
+    cdef public object infos_hook
+    cdef public bint copy_outputs
     cdef readonly object params_buffer
     cdef readonly object state_buffer
     cdef readonly object rng_state
@@ -96,7 +176,8 @@ cdef class Batch:
     cdef float _single_action_f
 
     def __cinit__(self, str kind, Py_ssize_t num_envs, dict params, int64_t max_episode_steps=0,
-                  int autoreset_mode=CCGYM_AUTORESET_NEXT_STEP, int num_threads=1):
+                  int autoreset_mode=CCGYM_AUTORESET_NEXT_STEP, int num_threads=1,
+                  str precision="exact"):
         if num_envs < 1:
             raise ValueError(f"num_envs must be at least 1, got {num_envs}")
         if autoreset_mode not in (CCGYM_AUTORESET_NEXT_STEP, CCGYM_AUTORESET_SAME_STEP,
@@ -104,8 +185,9 @@ cdef class Batch:
             raise ValueError(f"unknown autoreset mode {autoreset_mode}")
         if num_threads < 1:
             raise ValueError(f"num_threads must be at least 1, got {num_threads}")
-        self._def = _env_def(kind)
+        self._def = _env_def(kind, precision)
         self.kind = kind
+        self.precision = precision
         self.num_envs = num_envs
         self.obs_dim = self._def.obs_dim
         self.action_dim = self._def.action_dim
@@ -114,8 +196,11 @@ cdef class Batch:
         self.default_a = self._def.default_a
         self.default_b = self._def.default_b
         self.closed = False
+        self.has_reset = False
+        self.after_terminated_hook = None
+        self.infos_hook = None
+        self.copy_outputs = True
 
-        self.params_buffer = _aligned_zeros(self._def.params_size)
         self._init_params(params)
         self.state_buffer = _aligned_zeros(num_envs * self._def.state_size)
         # PCG64 state and increment as little-endian 128-bit integers:
@@ -135,7 +220,6 @@ cdef class Batch:
 
         self._b.n = num_envs
         self._b.state = cnp.PyArray_DATA(self.state_buffer)
-        self._b.params = cnp.PyArray_DATA(self.params_buffer)
         self._b.rng = <ccgym_pcg64 *>cnp.PyArray_DATA(self.rng_state)
         self._b.elapsed = <int64_t *>cnp.PyArray_DATA(self.elapsed)
         self._b.pending_reset = <uint8_t *>cnp.PyArray_DATA(self.pending_reset)
@@ -153,27 +237,30 @@ cdef class Batch:
         self.seed_entropy()
 
     cdef _init_params(self, dict p):
-        cdef void *ptr = cnp.PyArray_DATA(self.params_buffer)
-        if self.kind == "CartPole":
-            ccgym_cartpole_params_init(
-                <ccgym_cartpole_params *>ptr, p["gravity"], p["masscart"], p["masspole"],
-                p["length"], p["force_mag"], p["tau"], p["euler"], p["sutton_barto_reward"])
-        elif self.kind == "MountainCar":
-            ccgym_mountain_car_params_init(
-                <ccgym_mountain_car_params *>ptr, p["goal_velocity"], p["force"], p["gravity"])
-        elif self.kind == "MountainCarContinuous":
-            ccgym_continuous_mountain_car_params_init(
-                <ccgym_continuous_mountain_car_params *>ptr, p["goal_velocity"], p["power"])
-        elif self.kind == "Pendulum":
-            ccgym_pendulum_params_init(
-                <ccgym_pendulum_params *>ptr, p["g"], p["m"], p["l"], p["max_speed"],
-                p["max_torque"], p["dt"])
-        else:
-            ccgym_acrobot_params_init(
-                <ccgym_acrobot_params *>ptr, p["link_length_1"], p["link_length_2"],
-                p["link_mass_1"], p["link_mass_2"], p["link_com_pos_1"], p["link_com_pos_2"],
-                p["link_moi"], p["max_vel_1"], p["max_vel_2"], p["torque_noise_max"],
-                p["book"], p["use_npy_fma_trig"])
+        fields = PARAM_FIELDS[self.kind]
+        missing = [f for f in fields if f not in p]
+        if missing:
+            raise KeyError(f"missing {self.kind} parameters: {missing}")
+        per_instance = any(np.ndim(p[f]) > 0 for f in fields)
+        cdef Py_ssize_t count = self.num_envs if per_instance else 1
+        columns = []
+        for f in fields:
+            col = np.asarray(p[f], dtype=np.float64)
+            if col.ndim > 1 or (col.ndim == 1 and col.shape[0] != self.num_envs):
+                raise ValueError(
+                    f"parameter {f!r} must be a scalar or an array of length "
+                    f"num_envs={self.num_envs}, got shape {col.shape}")
+            columns.append(np.broadcast_to(col, (count,)))
+        cdef double[:, ::1] v = np.ascontiguousarray(np.stack(columns, axis=1))
+        buf = _aligned_zeros(count * self._def.params_size)
+        cdef char *base = <char *>cnp.PyArray_DATA(buf)
+        cdef size_t size = self._def.params_size
+        cdef Py_ssize_t i
+        for i in range(count):
+            _init_one_params(self.kind, base + i * size, v[i])
+        self.params_buffer = buf
+        self._b.params = base
+        self._b.params_stride = size if per_instance else 0
 
     def set_params(self, dict params):
         """Replaces the physical parameters (takes effect from the next step)."""
@@ -190,6 +277,10 @@ cdef class Batch:
     cdef inline int _check_open(self) except -1:
         if self.closed:
             raise RuntimeError("the environment is closed")
+        if self._busy:
+            raise RuntimeError(
+                "this environment is being stepped or reset by another thread; ccgym envs "
+                "are not thread-safe: give each thread its own env")
         return 0
 
     # ---------------------------------------------------------------- seeding
@@ -229,26 +320,35 @@ cdef class Batch:
             if m[i]:
                 self.seed_one(i, seed + i)
 
+    cdef int _check_index(self, Py_ssize_t i) except -1:
+        if not 0 <= i < self.num_envs:
+            raise IndexError(f"instance index {i} out of range for {self.num_envs} instances")
+        return 0
+
     def seed_one(self, Py_ssize_t i, seed):
         """Seeds instance i with an integer seed (numpy SeedSequence semantics)."""
-        if not 0 <= i < self.num_envs:
-            raise IndexError(i)
+        self._check_index(i)
         cdef cnp.ndarray words = int_seed_words(seed)
         ccgym_pcg64_seed_words(&self._b.rng[i], <const uint32_t *>cnp.PyArray_DATA(words),
                                words.shape[0])
 
     def get_rng(self, Py_ssize_t i):
         """(state, inc) of instance i's PCG64 as Python ints, numpy's convention."""
+        self._check_index(i)
         row = self.rng_state[i]
         return (int(row[0]) | (int(row[1]) << 64), int(row[2]) | (int(row[3]) << 64))
 
     def set_rng(self, Py_ssize_t i, state, inc):
         """Sets instance i's PCG64 state and increment (Python ints)."""
+        self._check_index(i)
         mask = (1 << 64) - 1
         self.rng_state[i] = (state & mask, state >> 64, inc & mask, inc >> 64)
 
     def rng_uniform(self, Py_ssize_t i, Py_ssize_t count):
         """Draws `count` next_double values from instance i (for tests)."""
+        self._check_index(i)
+        if count < 0:
+            raise ValueError(f"count must be >= 0, got {count}")
         out = np.empty(count, dtype=np.float64)
         cdef double[::1] o = out
         cdef Py_ssize_t k
@@ -276,8 +376,14 @@ cdef class Batch:
         if mask is not None:
             marr = self._as_mask(mask)
             m = <const uint8_t *>cnp.PyArray_DATA(marr)
-        with nogil:
-            ccgym_batch_reset(self._def, &self._b, m, da, db, self.num_threads)
+        if self.copy_outputs:
+            self._new_outputs(True)  # a reset must not write into handed-out arrays
+        self._busy = True
+        try:
+            with nogil:
+                ccgym_batch_reset(self._def, &self._b, m, da, db, self.num_threads)
+        finally:
+            self._busy = False
 
     cdef cnp.ndarray _discrete_actions(self, actions):
         if isinstance(actions, np.ndarray):
@@ -326,7 +432,8 @@ cdef class Batch:
         if arr.shape != expected and not (self.action_dim == 1 and arr.shape == expected[:1]):
             raise ValueError(f"expected actions of shape {expected}, got {arr.shape}")
         if arr.dtype != np.float32 or not arr.flags.c_contiguous:
-            arr = np.ascontiguousarray(arr, dtype=np.float32)
+            with np.errstate(over="ignore"):
+                arr = np.ascontiguousarray(arr, dtype=np.float32)
         return arr
 
     def check_actions(self, actions):
@@ -341,15 +448,19 @@ cdef class Batch:
         self._check_open()
         cdef cnp.ndarray arr = self.check_actions(actions)
         cdef const void *a = cnp.PyArray_DATA(arr)
+        self._busy = True
         with nogil:
             ccgym_batch_step(self._def, &self._b, a, self.num_threads)
+        self._busy = False
 
     def step_unchecked(self, cnp.ndarray actions):
         """Steps with an array already returned by check_actions (same batch)."""
         self._check_open()
         cdef const void *a = cnp.PyArray_DATA(actions)
+        self._busy = True
         with nogil:
             ccgym_batch_step(self._def, &self._b, a, self.num_threads)
+        self._busy = False
 
     def step_collect(self, actions, bint copy=True):
         """Validates and steps every instance; returns (obs, reward, terminated,
@@ -368,14 +479,64 @@ cdef class Batch:
         else:
             arr = self.check_actions(actions)
         cdef const void *a = cnp.PyArray_DATA(arr)
+        if copy:
+            # C writes every output of every instance on a step, so it can
+            # write straight into fresh arrays that are then the caller's.
+            self._new_outputs(False)
+        self._busy = True
         with nogil:
             ccgym_batch_step(self._def, &self._b, a, self.num_threads)
-        if not copy:
-            return self.obs, self.reward, self.terminated, self.truncated
-        return (cnp.PyArray_NewCopy(<cnp.ndarray>self.obs, cnp.NPY_CORDER),
-                cnp.PyArray_NewCopy(<cnp.ndarray>self.reward, cnp.NPY_CORDER),
-                cnp.PyArray_NewCopy(<cnp.ndarray>self.terminated, cnp.NPY_CORDER),
-                cnp.PyArray_NewCopy(<cnp.ndarray>self.truncated, cnp.NPY_CORDER))
+        self._busy = False
+        return self.obs, self.reward, self.terminated, self.truncated
+
+    cdef _new_outputs(self, bint keep):
+        """Points the batch at new obs/reward/terminated/truncated arrays
+        (copies of the current ones when keep), leaving the arrays handed out
+        before untouched by later steps and resets."""
+        cdef cnp.npy_intp dims[2]
+        dims[0] = self.num_envs
+        dims[1] = self.obs_dim
+        if keep:
+            self.obs = cnp.PyArray_NewCopy(<cnp.ndarray>self.obs, cnp.NPY_CORDER)
+            self.reward = cnp.PyArray_NewCopy(<cnp.ndarray>self.reward, cnp.NPY_CORDER)
+            self.terminated = cnp.PyArray_NewCopy(<cnp.ndarray>self.terminated, cnp.NPY_CORDER)
+            self.truncated = cnp.PyArray_NewCopy(<cnp.ndarray>self.truncated, cnp.NPY_CORDER)
+        else:
+            self.obs = cnp.PyArray_EMPTY(2, dims, cnp.NPY_FLOAT32, 0)
+            self.reward = cnp.PyArray_EMPTY(1, dims, cnp.NPY_FLOAT64, 0)
+            self.terminated = cnp.PyArray_EMPTY(1, dims, cnp.NPY_BOOL, 0)
+            self.truncated = cnp.PyArray_EMPTY(1, dims, cnp.NPY_BOOL, 0)
+        self._b.obs = <float *>cnp.PyArray_DATA(<cnp.ndarray>self.obs)
+        self._b.reward = <double *>cnp.PyArray_DATA(<cnp.ndarray>self.reward)
+        self._b.terminated = <uint8_t *>cnp.PyArray_DATA(<cnp.ndarray>self.terminated)
+        self._b.truncated = <uint8_t *>cnp.PyArray_DATA(<cnp.ndarray>self.truncated)
+
+    def vector_step(self, actions):
+        """The vector-env step in one call: checks order and autoreset state,
+        steps, and returns (obs, reward, terminated, truncated, infos) with
+        copies unless `copy_outputs` is False. `infos` is {} unless
+        `infos_hook` is set, which then builds it (SAME_STEP final
+        observations, episode statistics) when an episode ended."""
+        if not self.has_reset:
+            self._check_open()
+            raise ResetNeeded("Cannot call step() before calling reset()")
+        if self._b.autoreset_mode == CCGYM_AUTORESET_DISABLED and self.any_pending():
+            done = np.flatnonzero(self.pending_reset)
+            raise RuntimeError(
+                f"instances {done[:10].tolist()} are done and autoreset is disabled: reset "
+                "them with reset(options={'reset_mask': mask}) before stepping")
+        out = self.step_collect(actions, self.copy_outputs)
+        infos = {}
+        if self.infos_hook is not None and self._any_done():
+            self.infos_hook(infos)
+        return out + (infos,)
+
+    cdef bint _any_done(self):
+        cdef Py_ssize_t i
+        for i in range(self.num_envs):
+            if self._b.terminated[i] | self._b.truncated[i]:
+                return True
+        return False
 
     def any_pending(self):
         """Whether an instance is done and not yet reset (DISABLED mode)."""
@@ -386,24 +547,62 @@ cdef class Batch:
                 return True
         return False
 
-    def step_single(self, action):
-        """Steps instance 0 of a batch of one; returns (obs copy, reward, terminated).
-
-        `action` is an int (discrete) or a float32 scalar (continuous) already
-        validated by the caller."""
+    def step1(self, action):
+        """The single-env step: validates `action` like Gymnasium's action space,
+        steps instance 0 and returns (obs copy, reward, terminated, False, {}).
+        Calls `after_terminated_hook()` when an instance that had already
+        terminated terminates again (CartPole warns there, as Gymnasium does)."""
+        if not self.has_reset:
+            raise ResetNeeded("Cannot call env.step() before calling env.reset()")
+        self._check_open()
         cdef const void *a
+        cdef uint8_t was_done = self._b.pending_reset[0]
         if self.action_dim == 0:
-            self._single_action_i = action
+            if type(action) is int or isinstance(action, (int, np.integer)) or (
+                    type(action) is np.ndarray and (<cnp.ndarray>action).ndim == 0
+                    and action.dtype.kind in "iu"):
+                try:
+                    self._single_action_i = action
+                except OverflowError:
+                    self._single_action_i = -1
+                if self._single_action_i < 0 or self._single_action_i >= self.n_actions:
+                    raise InvalidAction(
+                        f"{action!r} is outside the action space Discrete({self.n_actions})")
+            else:
+                raise InvalidAction(
+                    f"{action!r} ({type(action).__name__}) is not a valid action for "
+                    f"Discrete({self.n_actions}): expected an integer")
             a = &self._single_action_i
         else:
-            self._single_action_f = action
+            if (type(action) is np.ndarray and cnp.PyArray_TYPE(<cnp.ndarray>action) == cnp.NPY_FLOAT32
+                    and cnp.PyArray_NDIM(<cnp.ndarray>action) == 1
+                    and cnp.PyArray_DIM(<cnp.ndarray>action, 0) == 1):
+                self._single_action_f = (<float *>cnp.PyArray_DATA(<cnp.ndarray>action))[0]
+            else:
+                try:
+                    arr = np.asarray(action)
+                except Exception as e:
+                    raise InvalidAction(f"{action!r} is not a valid action: {e}") from None
+                if arr.dtype.kind not in "fiu" or arr.shape != (1,):
+                    raise InvalidAction(
+                        f"{action!r} is not a valid action: expected an array of shape (1,) "
+                        "of real numbers")
+                # float32, the action space's dtype (Gymnasium computes in the
+                # dtype it is given: parity holds for float32 actions).
+                with np.errstate(over="ignore"):  # as numpy casts: out of range -> inf
+                    self._single_action_f = arr.astype(np.float32)[0]
             a = &self._single_action_f
+        self._busy = True
         with nogil:
             self._def.step_range(&self._b, a, 0, 1)
+        self._busy = False
         cdef cnp.npy_intp dim = self.obs_dim
         cdef cnp.ndarray out = cnp.PyArray_SimpleNew(1, &dim, cnp.NPY_FLOAT32)
         memcpy(cnp.PyArray_DATA(out), self._b.obs, sizeof(float) * self.obs_dim)
-        return out, self._b.reward[0], self._b.terminated[0] != 0
+        cdef bint term = self._b.terminated[0] != 0
+        if term and was_done and self.after_terminated_hook is not None:
+            self.after_terminated_hook()
+        return out, self._b.reward[0], term, False, {}
 
     def obs_single(self):
         """A copy of instance 0's observation."""
@@ -411,6 +610,50 @@ cdef class Batch:
         cdef cnp.ndarray out = cnp.PyArray_SimpleNew(1, &dim, cnp.NPY_FLOAT32)
         memcpy(cnp.PyArray_DATA(out), self._b.obs, sizeof(float) * self.obs_dim)
         return out
+
+    # Everything that evolves (not the parameters): enough to clone a batch,
+    # roll it forward and come back exactly.
+    _STATE_ARRAYS = ("state_buffer", "rng_state", "elapsed", "pending_reset",
+                     "episode_return", "episode_length", "obs", "reward", "terminated",
+                     "truncated", "final_obs", "final_return", "final_length")
+
+    def get_state(self):
+        """A snapshot (dict of array copies) of every instance's physics state,
+        RNG, elapsed steps, pending autoresets, episode statistics and last
+        outputs."""
+        snap = {"kind": self.kind, "num_envs": self.num_envs, "has_reset": self.has_reset}
+        for name in Batch._STATE_ARRAYS:
+            snap[name] = getattr(self, name).copy()
+        return snap
+
+    def set_state(self, snap):
+        """Restores a snapshot taken by get_state from a batch of the same kind
+        and size. Every array is checked before anything is written."""
+        self._check_open()
+        if not isinstance(snap, dict):
+            raise TypeError(f"state must be a dict from get_state(), got {type(snap).__name__}")
+        if snap.get("kind") != self.kind or snap.get("num_envs") != self.num_envs:
+            raise ValueError(
+                f"state is for {snap.get('kind')!r} x {snap.get('num_envs')!r}, this env is "
+                f"{self.kind!r} x {self.num_envs}")
+        checked = []
+        for name in Batch._STATE_ARRAYS:
+            if name not in snap:
+                raise ValueError(f"state is missing {name!r}")
+            dst = getattr(self, name)
+            src = snap[name]
+            if not isinstance(src, np.ndarray) or src.dtype != dst.dtype or src.shape != dst.shape:
+                raise ValueError(
+                    f"state[{name!r}] must be an array of dtype {dst.dtype} and shape "
+                    f"{dst.shape}, got {getattr(src, 'dtype', type(src))} "
+                    f"{getattr(src, 'shape', '')}")
+            checked.append((dst, src))
+        if self.copy_outputs:
+            self._new_outputs(True)
+            checked = [(getattr(self, name), snap[name]) for name in Batch._STATE_ARRAYS]
+        for dst, src in checked:
+            np.copyto(dst, src)
+        self.has_reset = bool(snap.get("has_reset", True))
 
     def state_view(self, fields):
         """A structured view of the C state array; `fields` is a numpy dtype

@@ -49,6 +49,41 @@ def acrobot_params(torque_noise_max: float = 0.0, book_or_nips: str = "book") ->
     }
 
 
+# Physical parameters a vector env takes per instance (scalars or length-N
+# arrays), with Gymnasium's defaults. Derived quantities (CartPole's
+# total_mass, Pendulum's coefficients, Acrobot's inertia terms) are computed
+# from them by the C params_init exactly as Gymnasium's __init__/step do.
+PHYSICS = {
+    "CartPole": {"gravity": 9.8, "masscart": 1.0, "masspole": 0.1, "length": 0.5,
+                 "force_mag": 10.0, "tau": 0.02},
+    "MountainCar": {"force": 0.001, "gravity": 0.0025},
+    "MountainCarContinuous": {"power": 0.0015},
+    "Pendulum": {"g": 10.0, "m": 1.0, "l": 1.0, "max_speed": 8.0, "max_torque": 2.0,
+                 "dt": 0.05},
+    "Acrobot": {"link_length_1": 1.0, "link_length_2": 1.0, "link_mass_1": 1.0,
+                "link_mass_2": 1.0, "link_com_pos_1": 0.5, "link_com_pos_2": 0.5,
+                "link_moi": 1.0, "max_vel_1": 4 * math.pi, "max_vel_2": 9 * math.pi,
+                "torque_noise_max": 0.0},
+}
+
+
+def physics_value(name: str, value: Any, num_envs: int) -> float | np.ndarray:
+    """A physical parameter as a float or a float64 array of length num_envs."""
+    if np.ndim(value) == 0:
+        return _number(name, value.item() if isinstance(value, np.ndarray) else value)
+    arr = np.asarray(value)
+    if arr.dtype.kind not in "fiu":
+        raise TypeError(f"{name} must be real numbers, got dtype {arr.dtype}")
+    arr = arr.astype(np.float64)
+    if arr.shape != (num_envs,):
+        raise ValueError(
+            f"{name} must be a scalar or an array of shape ({num_envs},), got {arr.shape}"
+        )
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} must be finite")
+    return arr
+
+
 PARAMS = {
     "CartPole": cartpole_params,
     "MountainCar": mountain_car_params,
@@ -83,7 +118,12 @@ def parse_reset_bounds(kind: str, options: dict | None) -> tuple[float | None, f
     if kind == "Pendulum":
         x = options.get("x_init") if "x_init" in options else DEFAULT_X
         y = options.get("y_init") if "y_init" in options else DEFAULT_Y
-        return _verify_number_and_cast(x), _verify_number_and_cast(y)
+        x = _verify_number_and_cast(x)
+        y = _verify_number_and_cast(y)
+        # np_random.uniform(low=-high, high=high) checks high - low.
+        _check_uniform_range(x - -x)
+        _check_uniform_range(y - -y)
+        return x, y
     defaults = {"CartPole": (-0.05, 0.05), "MountainCar": (-0.6, -0.4),
                 "MountainCarContinuous": (-0.6, -0.4), "Acrobot": (-0.1, 0.1)}[kind]
     low = options.get("low") if "low" in options else defaults[0]
@@ -92,9 +132,18 @@ def parse_reset_bounds(kind: str, options: dict | None) -> tuple[float | None, f
     high = _verify_number_and_cast(high)
     if low > high:
         raise ValueError(f"Lower bound ({low}) must be lower than higher bound ({high}).")
-    if not math.isfinite(high - low):
-        raise OverflowError("high - low range exceeds valid bounds")
+    _check_uniform_range(high - low)
     return low, high
+
+
+def _check_uniform_range(span: float) -> None:
+    """numpy's Generator.uniform checks on high - low, which Gymnasium's resets
+    hit: an infinite or NaN span overflows, a negative one (sign bit, so -0.0
+    too) is an error."""
+    if not math.isfinite(span):
+        raise OverflowError("high - low range exceeds valid bounds")
+    if math.copysign(1.0, span) < 0:
+        raise ValueError("high - low < 0")
 
 
 @functools.cache

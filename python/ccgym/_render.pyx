@@ -25,6 +25,7 @@ cdef extern from "ccgym/render.h" nogil:
         int kind
         const void *states
         const void *params
+        size_t params_stride
         const int64_t *indices
         size_t count
         const ccgym_render_icon *icon
@@ -108,11 +109,18 @@ def render(str kind, state_buffer, params_buffer, indices, out, int antialias=1,
     cdef cnp.ndarray states = _bytes(state_buffer, "state_buffer")
     cdef cnp.ndarray params = _bytes(params_buffer, "params_buffer")
     cdef size_t ssize = ccgym_render_state_size(k)
-    if params.shape[0] < <Py_ssize_t>ccgym_render_params_size(k):
-        raise ValueError(f"params_buffer is too small for {kind}")
+    cdef size_t psize = ccgym_render_params_size(k)
     if states.shape[0] % ssize != 0:
         raise ValueError(f"state_buffer is not a whole number of {kind} states")
     cdef Py_ssize_t n = states.shape[0] // ssize
+    # A Batch holds one params struct shared by all instances, or one each.
+    cdef size_t pstride
+    if params.shape[0] == <Py_ssize_t>psize:
+        pstride = 0
+    elif params.shape[0] == n * <Py_ssize_t>psize:
+        pstride = psize
+    else:
+        raise ValueError(f"params_buffer holds neither one nor {n} {kind} params structs")
     cdef cnp.ndarray idx = None
     cdef Py_ssize_t count = n
     if indices is not None:
@@ -133,6 +141,7 @@ def render(str kind, state_buffer, params_buffer, indices, out, int antialias=1,
     job.kind = k
     job.states = cnp.PyArray_DATA(states)
     job.params = cnp.PyArray_DATA(params)
+    job.params_stride = pstride
     job.indices = NULL if idx is None else <const int64_t *>cnp.PyArray_DATA(idx)
     job.count = count
     job.icon = NULL

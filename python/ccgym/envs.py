@@ -16,7 +16,6 @@ from typing import Any, ClassVar
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
-from gymnasium.error import InvalidAction, ResetNeeded
 
 from ccgym import _core
 from ccgym._params import (
@@ -49,8 +48,9 @@ def _generator_from_state(state: int, inc: int) -> np.random.Generator:
 
 
 def _check_seed(seed: Any) -> int:
-    """Gymnasium's rule (gymnasium.utils.seeding.np_random): a non-negative int."""
-    if isinstance(seed, (int, np.integer)) and not isinstance(seed, (bool, np.bool_)):
+    """Gymnasium's rule (gymnasium.utils.seeding.np_random): a non-negative int
+    (bool included, as in Python); numpy integers are accepted too."""
+    if isinstance(seed, (int, np.integer)):
         seed = int(seed)
         if seed < 0:
             raise gym.error.Error(f"Seed must be greater or equal to zero, actual value: {seed}")
@@ -71,12 +71,13 @@ class _CoreEnv(gym.Env):
                 f"got {render_mode!r}"
             )
         self.render_mode = render_mode
+        if render_mode == "human":  # bound per instance: other modes' step pays nothing
+            self.step = self._step_and_show
         self._core = _core.Batch(self._kind, 1, params, 0, _core.AUTORESET_DISABLED, 1)
         # Like Gymnasium's first unseeded reset: a 128-bit seed from OS entropy.
         entropy = np.random.SeedSequence().entropy
         self._core.seed_one(0, entropy)
         self._np_random_seed = entropy
-        self._has_reset = False
 
     # Gymnasium keeps a numpy Generator in `_np_random`; ccgym's stream lives in
     # C. Reading gives a Generator at the C stream's current state (a copy:
@@ -113,24 +114,24 @@ class _CoreEnv(gym.Env):
             self._np_random_seed = seed
         a, b = self._reset_bounds(options)
         self._core.reset(None, a, b)
-        self._has_reset = True
+        self._core.has_reset = True
         if self.render_mode == "human":
             self.render()
         return self._core.obs_single(), {}
 
-    def _action(self, action: Any) -> Any:
-        raise NotImplementedError
-
     def step(self, action: Any):
-        """Steps with one action; returns (obs, reward, terminated, False, {})."""
-        if not self._has_reset:
-            raise ResetNeeded("Cannot call env.step() before calling env.reset()")
-        if self._core.closed:
-            raise RuntimeError("the environment is closed")
-        obs, reward, terminated = self._core.step_single(self._action(action))
-        if self.render_mode == "human":
-            self.render()
-        return obs, reward, terminated, False, {}
+        """Steps with one action; returns (obs, reward, terminated, False, {}).
+
+        Actions are checked like Gymnasium's action space checks them (an
+        integer in range; a float array of shape (1,)); a bad one raises
+        gymnasium.error.InvalidAction."""
+        return self._core.step1(action)
+
+    def _step_and_show(self, action: Any):
+        """step() in render_mode="human": steps, then draws, as Gymnasium does."""
+        result = self._core.step1(action)
+        self.render()
+        return result
 
     def render(self):
         """The current frame, drawn by ccgym's C renderer as Gymnasium draws it:
@@ -157,47 +158,47 @@ class _CoreEnv(gym.Env):
         if viewer is not None:
             viewer.close()
 
+    def get_state(self) -> dict[str, Any]:
+        """A snapshot of the env: physics state, RNG stream, last outputs.
+        :meth:`set_state` restores it exactly."""
+        snap = self._core.get_state()
+        snap["np_random_seed"] = self._np_random_seed
+        return snap
+
+    def set_state(self, state: dict[str, Any]) -> None:
+        """Restores a snapshot from :meth:`get_state` of the same env class."""
+        self._core.set_state(state)
+        self._np_random_seed = state.get("np_random_seed", -1)
+
+    def _constructor_kwargs(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+    # Pickling and deepcopy rebuild the env and restore its state bit for bit.
+    def __getstate__(self) -> dict[str, Any]:
+        return {
+            "kwargs": {"render_mode": self.render_mode, **self._constructor_kwargs()},
+            "state": self.get_state(),
+            "closed": self._core.closed,
+            "spec": self.spec,
+        }
+
+    def __setstate__(self, data: dict[str, Any]) -> None:
+        self.__init__(**data["kwargs"])
+        self.set_state(data["state"])
+        self._core.closed = data["closed"]
+        self.spec = data["spec"]
+
     # The C state, as the Gymnasium env's attributes would show it.
     def _state_fields(self) -> np.ndarray:
         return self._core.state_view(self._state_dtype)[0]
 
 
 class _DiscreteEnv(_CoreEnv):
-    def _action(self, action: Any) -> int:
-        if type(action) is int:
-            a = action
-        elif isinstance(action, (int, np.integer)) or (
-            isinstance(action, np.ndarray)
-            and action.shape == ()
-            and np.issubdtype(action.dtype, np.integer)
-        ):
-            a = int(action)
-        else:
-            raise InvalidAction(
-                f"{action!r} ({type(action).__name__}) is not a valid action for "
-                f"{self.action_space}: expected an integer"
-            )
-        if not 0 <= a < self.action_space.n:
-            raise InvalidAction(f"{action!r} is outside the action space {self.action_space}")
-        return a
+    """An env with a Discrete action space."""
 
 
 class _ContinuousEnv(_CoreEnv):
-    def _action(self, action: Any) -> float:
-        if type(action) is np.ndarray and action.dtype == np.float32 and action.shape == (1,):
-            return float(action[0])
-        try:
-            arr = np.asarray(action)
-        except Exception as e:
-            raise InvalidAction(f"{action!r} is not a valid action: {e}") from None
-        if arr.dtype.kind not in "fiu" or arr.shape != (1,):
-            raise InvalidAction(
-                f"{action!r} is not a valid action for {self.action_space}: expected an "
-                "array of shape (1,) of real numbers"
-            )
-        # Computed in float32, the action space's dtype (Gymnasium computes in
-        # whatever dtype it is given: bit parity holds for float32 actions).
-        return float(arr.astype(np.float32)[0])
+    """An env with a Box action space of shape (1,), computed in float32."""
 
 
 class CartPoleEnv(_DiscreteEnv):
@@ -235,21 +236,23 @@ class CartPoleEnv(_DiscreteEnv):
         self.observation_space = spaces.Box(-high, high, dtype=np.float32)
         self.screen_width = 600
         self.screen_height = 400
+        self._core.after_terminated_hook = self._after_terminated
 
-    def step(self, action: Any):
-        """Steps; after termination keeps Gymnasium's behaviour (reward 0 and a warning)."""
-        if self._has_reset and self._state_fields()["steps_beyond_terminated"] == 0:
+    def _constructor_kwargs(self) -> dict[str, Any]:
+        return {"sutton_barto_reward": self._sutton_barto_reward}
+
+    def _after_terminated(self) -> None:
+        if self._state_fields()["steps_beyond_terminated"] == 1:
             gym.logger.warn(
                 "You are calling 'step()' even though this environment has already returned "
                 "terminated = True. You should always call 'reset()' once you receive "
                 "'terminated = True' -- any further steps are undefined behavior."
             )
-        return super().step(action)
 
     @property
     def state(self) -> np.ndarray | None:
         """(x, x_dot, theta, theta_dot) as float64, like Gymnasium's ``state``."""
-        if not self._has_reset:
+        if not self._core.has_reset:
             return None
         f = self._state_fields()
         return np.array([f["x"], f["x_dot"], f["theta"], f["theta_dot"]], dtype=np.float64)
@@ -263,6 +266,9 @@ class MountainCarEnv(_DiscreteEnv):
     """
 
     _kind = "MountainCar"
+
+    def _constructor_kwargs(self) -> dict[str, Any]:
+        return {"goal_velocity": self.goal_velocity}
     metadata = {"render_modes": ["human", "rgb_array"], "render_fps": 30}
     _state_dtype = np.dtype([("position", "f8"), ("velocity", "f8")])
 
@@ -286,7 +292,7 @@ class MountainCarEnv(_DiscreteEnv):
     @property
     def state(self) -> tuple[float, float] | None:
         """(position, velocity)."""
-        if not self._has_reset:
+        if not self._core.has_reset:
             return None
         f = self._state_fields()
         return (float(f["position"]), float(f["velocity"]))
@@ -303,6 +309,9 @@ class Continuous_MountainCarEnv(_ContinuousEnv):  # noqa: N801 (Gymnasium's name
     """
 
     _kind = "MountainCarContinuous"
+
+    def _constructor_kwargs(self) -> dict[str, Any]:
+        return {"goal_velocity": self.goal_velocity}
     metadata = {"render_modes": ["human", "rgb_array"], "render_fps": 30}
     _state_dtype = np.dtype([("position", "f8"), ("velocity", "f8"), ("state_f32", "i8")])
 
@@ -331,7 +340,7 @@ class Continuous_MountainCarEnv(_ContinuousEnv):  # noqa: N801 (Gymnasium's name
     @property
     def state(self) -> np.ndarray | None:
         """(position, velocity)."""
-        if not self._has_reset:
+        if not self._core.has_reset:
             return None
         f = self._state_fields()
         dtype = np.float32 if f["state_f32"] else np.float64
@@ -346,6 +355,9 @@ class PendulumEnv(_ContinuousEnv):
     """
 
     _kind = "Pendulum"
+
+    def _constructor_kwargs(self) -> dict[str, Any]:
+        return {"g": self.g}
     metadata = {"render_modes": ["human", "rgb_array"], "render_fps": 30}
     _state_dtype = np.dtype([("th", "f8"), ("thdot", "f8"), ("last_u", "f8")])
 
@@ -368,7 +380,7 @@ class PendulumEnv(_ContinuousEnv):
     @property
     def state(self) -> np.ndarray | None:
         """(theta, theta_dot) as float64."""
-        if not self._has_reset:
+        if not self._core.has_reset:
             return None
         f = self._state_fields()
         return np.array([f["th"], f["thdot"]], dtype=np.float64)
@@ -376,7 +388,7 @@ class PendulumEnv(_ContinuousEnv):
     @property
     def last_u(self) -> float | None:
         """The last (clipped) torque, None right after reset."""
-        if not self._has_reset:
+        if not self._core.has_reset:
             return None
         u = float(self._state_fields()["last_u"])
         return None if math.isnan(u) else u
@@ -417,6 +429,19 @@ class AcrobotEnv(_DiscreteEnv):
         self.observation_space = spaces.Box(low=-high, high=high, dtype=np.float32)
         self.action_space = spaces.Discrete(3)
 
+    def _constructor_kwargs(self) -> dict[str, Any]:
+        return {"torque_noise_max": self.torque_noise_max}
+
+    def __setstate__(self, data: dict[str, Any]) -> None:
+        book = data["kwargs"].pop("book_or_nips", "book")
+        super().__setstate__(data)
+        self.book_or_nips = book
+
+    def __getstate__(self) -> dict[str, Any]:
+        data = super().__getstate__()
+        data["kwargs"]["book_or_nips"] = self.book_or_nips
+        return data
+
     def _set_param(self, **changes: Any) -> None:
         params = {**self._params, **changes}
         new = acrobot_params(
@@ -449,6 +474,6 @@ class AcrobotEnv(_DiscreteEnv):
     @property
     def state(self) -> np.ndarray | None:
         """(theta1, theta2, dtheta1, dtheta2) as float64."""
-        if not self._has_reset:
+        if not self._core.has_reset:
             return None
         return np.array(self._state_fields()["s"], dtype=np.float64)

@@ -435,7 +435,7 @@ def render_env(env: Any) -> np.ndarray | None:
     """What ``render()`` of a ccgym single env returns for its render_mode
     ("rgb_array": the frame; "human": shows it, None)."""
     kind = env._kind
-    if not env._has_reset:
+    if not env._core.has_reset:
         if kind in ("CartPole", "Acrobot"):  # Gymnasium's render returns None there
             return None
         raise gym.error.ResetNeeded("Cannot call env.render() before calling env.reset()")

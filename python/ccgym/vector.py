@@ -19,7 +19,7 @@ from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
 from ccgym import _core
-from ccgym._params import PARAMS, parse_reset_bounds
+from ccgym._params import PARAMS, PHYSICS, parse_reset_bounds, physics_value
 
 __all__ = ["VectorEnv"]
 
@@ -73,7 +73,33 @@ class VectorEnv(gym.vector.VectorEnv):
         render_mode: None or ``"rgb_array"``: :meth:`render` returns the
             frames of all instances, drawn in C.
         **env_kwargs: the single env's keywords (``sutton_barto_reward``,
-            ``goal_velocity``, ``g``, ``torque_noise_max``).
+            ``goal_velocity``, ``g``, ``torque_noise_max``) and physical
+            parameters, each a scalar or an array of ``num_envs`` values (one
+            per instance, for domain randomisation): CartPole ``gravity``,
+            ``masscart``, ``masspole``, ``length``, ``force_mag``, ``tau``;
+            MountainCar ``force``, ``gravity``; MountainCarContinuous
+            ``power``; Pendulum ``g``, ``m``, ``l``, ``max_speed``,
+            ``max_torque``, ``dt``; Acrobot ``link_length_1``,
+            ``link_length_2``, ``link_mass_1``, ``link_mass_2``,
+            ``link_com_pos_1``, ``link_com_pos_2``, ``link_moi``,
+            ``max_vel_1``, ``max_vel_2``, ``torque_noise_max``. Defaults are
+            Gymnasium's; see :meth:`set_physics`. The spaces are Gymnasium's
+            defaults whatever the parameters.
+        precision: ``"exact"`` (default): bit for bit Gymnasium's results.
+            ``"fast"``: CartPole, Pendulum and Acrobot step with vectorised
+            kernels (ccgym's own SIMD sin/cos, within 2 ulp of libm; ``x * x``
+            for ``x ** 2``; fused multiply-adds; AVX-512, AVX2 or plain code
+            picked for the CPU at run time). Not bit-exact: from the same
+            state and action, one fast step's observations are within
+            ``2**-22 * |obs_exact| + 1e-12`` of the exact step's (two float32
+            roundings), rewards within ``1e-12 * |reward_exact| + 1e-9``, and the
+            terminated flags agree unless the exact state is within ``1e-9``
+            (relative) of a termination threshold. Differences grow along a
+            trajectory as the dynamics amplify them (the pendulums are
+            chaotic), so fast rollouts match exact ones statistically, not
+            step for step. Resets and RNG streams (reset states, Acrobot's
+            torque noise) are exact. MountainCar ids run the exact kernels
+            (their step has little to vectorise).
     """
 
     def __init__(
@@ -88,9 +114,13 @@ class VectorEnv(gym.vector.VectorEnv):
         episode_statistics: bool = False,
         stats_buffer_length: int = 100,
         render_mode: str | None = None,
+        precision: str = "exact",
         **env_kwargs: Any,
     ) -> None:
         import ccgym
+
+        if precision not in ("exact", "fast"):
+            raise ValueError(f'precision must be "exact" or "fast", got {precision!r}')
 
         self.env_id = resolve_env_id(env_id)
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)):
@@ -121,19 +151,25 @@ class VectorEnv(gym.vector.VectorEnv):
         if render_mode not in (None, "rgb_array"):
             raise ValueError(f"render_mode must be None or 'rgb_array', got {render_mode!r}")
         single_cls = _single_env_class(self.env_id)
-        # One single env gives the spaces and metadata, and checks the kwargs
-        # and render_mode exactly as the single-env constructor does.
-        proto = single_cls(render_mode=render_mode, **env_kwargs)
-        self._kind = proto._kind
-        params = PARAMS[self._kind](**env_kwargs)
+        kind = self._kind = single_cls._kind
+        physics = {k: physics_value(k, v, int(num_envs))
+                   for k, v in env_kwargs.items() if k in PHYSICS[kind]}
+        gym_kwargs = {k: v for k, v in env_kwargs.items() if k not in PHYSICS[kind]}
+        # One single env gives the spaces and metadata, and checks the other
+        # kwargs and render_mode exactly as the single-env constructor does.
+        proto = single_cls(render_mode=render_mode, **gym_kwargs)
+        self._physics = {**PHYSICS[kind], **physics}
+        params = {**PARAMS[kind](**gym_kwargs), **self._physics}
         self._core = _core.Batch(
             self._kind, int(num_envs), params, int(max_episode_steps), _AUTORESET[mode],
-            int(num_threads),
+            int(num_threads), precision,
         )
+        self.precision = precision
         self.num_envs = int(num_envs)
         self.max_episode_steps = int(max_episode_steps)
         self.num_threads = int(num_threads)
         self.copy = bool(copy)
+        self._core.copy_outputs = self.copy
         self.autoreset_mode = mode
         self.render_mode = render_mode
         self.metadata = {
@@ -148,8 +184,10 @@ class VectorEnv(gym.vector.VectorEnv):
         self.env_kwargs = dict(env_kwargs)
         proto.close()
 
-        self._has_reset = False
+        self._stats_buffer_length = stats_buffer_length
         self.episode_statistics = bool(episode_statistics)
+        if mode is AutoresetMode.SAME_STEP or self.episode_statistics:
+            self._core.infos_hook = self._infos
         self.episode_count = 0
         self.return_queue: deque[float] = deque(maxlen=stats_buffer_length)
         self.length_queue: deque[int] = deque(maxlen=stats_buffer_length)
@@ -176,7 +214,7 @@ class VectorEnv(gym.vector.VectorEnv):
         self._seed(seed, mask)
         a, b = parse_reset_bounds(self._kind, options)
         self._core.reset(mask, a, b)
-        self._has_reset = True
+        self._core.has_reset = True
         now = time.perf_counter()
         if mask is None:
             self._episode_start_times[:] = now
@@ -188,26 +226,15 @@ class VectorEnv(gym.vector.VectorEnv):
     def step(self, actions):
         """Steps every instance in one C call; returns (obs, rewards,
         terminations, truncations, infos) as SyncVectorEnv does."""
-        if not self._has_reset:
-            self._check_open()
-            raise gym.error.ResetNeeded("Cannot call step() before calling reset()")
-        core = self._core
-        if self.autoreset_mode is AutoresetMode.DISABLED and core.any_pending():
-            done = np.flatnonzero(core.pending_reset)
-            raise RuntimeError(
-                f"instances {done[:10].tolist()} are done and autoreset is disabled: reset "
-                "them with reset(options={'reset_mask': mask}) before stepping"
-            )
-        obs, rewards, terms, truncs = core.step_collect(actions, self.copy)
-        infos: dict[str, Any] = {}
-        if self.autoreset_mode is AutoresetMode.SAME_STEP or self.episode_statistics:
-            dones = np.logical_or(core.terminated, core.truncated)
-            if dones.any():
-                if self.autoreset_mode is AutoresetMode.SAME_STEP:
-                    self._add_final(infos, dones)
-                if self.episode_statistics:
-                    self._add_episode_stats(infos, dones)
-        return obs, rewards, terms, truncs, infos
+        return self._core.vector_step(actions)
+
+    def _infos(self, infos: dict[str, Any]) -> None:
+        """Called by the core when an episode ended this step."""
+        dones = np.logical_or(self._core.terminated, self._core.truncated)
+        if self.autoreset_mode is AutoresetMode.SAME_STEP:
+            self._add_final(infos, dones)
+        if self.episode_statistics:
+            self._add_episode_stats(infos, dones)
 
     def close_extras(self, **kwargs: Any) -> None:
         """Closes the C core; later calls raise RuntimeError."""
@@ -226,7 +253,7 @@ class VectorEnv(gym.vector.VectorEnv):
             )
             return None
         self._check_open()
-        if not self._has_reset:
+        if not self._core.has_reset:
             raise gym.error.ResetNeeded("Cannot call render() before calling reset()")
         from ccgym.rendering import render_batch
 
@@ -247,6 +274,75 @@ class VectorEnv(gym.vector.VectorEnv):
     def elapsed_steps(self) -> np.ndarray:
         """Steps since each instance's last reset (a view)."""
         return self._core.elapsed
+
+    def get_physics(self) -> dict[str, float | np.ndarray]:
+        """The physical parameters: a float where all instances share it, else
+        a float64 array of length num_envs."""
+        return {k: (v.copy() if isinstance(v, np.ndarray) else v)
+                for k, v in self._physics.items()}
+
+    def set_physics(self, **params: Any) -> None:
+        """Changes physical parameters (scalars or length-N arrays; names as
+        in the constructor). They apply from the next step: call it between
+        episodes (e.g. before ``reset``) to randomise the domain."""
+        unknown = set(params) - set(PHYSICS[self._kind])
+        if unknown:
+            raise TypeError(
+                f"unknown {self._kind} physical parameters {sorted(unknown)}; "
+                f"expected some of {sorted(PHYSICS[self._kind])}"
+            )
+        physics = {**self._physics,
+                   **{k: physics_value(k, v, self.num_envs) for k, v in params.items()}}
+        gym_kwargs = {k: v for k, v in self.env_kwargs.items() if k not in PHYSICS[self._kind]}
+        self._core.set_params({**PARAMS[self._kind](**gym_kwargs), **physics})
+        self._physics = physics
+
+    def get_state(self) -> dict[str, Any]:
+        """A snapshot of all instances: physics state, RNG streams, elapsed
+        steps, pending autoresets, episode statistics and the last outputs.
+        ``set_state`` restores it exactly, so a batch can be cloned, rolled
+        forward and brought back (planning, MCTS, debugging)."""
+        self._check_open()
+        return self._core.get_state()
+
+    def set_state(self, state: dict[str, Any]) -> None:
+        """Restores a snapshot from :meth:`get_state` of an env with the same
+        id and num_envs (physical parameters are not part of it)."""
+        self._core.set_state(state)
+
+    def _constructor_kwargs(self) -> dict[str, Any]:
+        gym_kwargs = {k: v for k, v in self.env_kwargs.items() if k not in PHYSICS[self._kind]}
+        return {
+            "env_id": self.env_id, "num_envs": self.num_envs,
+            "max_episode_steps": self.max_episode_steps,
+            "autoreset_mode": self.autoreset_mode.value, "num_threads": self.num_threads,
+            "copy": self.copy, "episode_statistics": self.episode_statistics,
+            "precision": self.precision,
+            "stats_buffer_length": self._stats_buffer_length, "render_mode": self.render_mode,
+            **gym_kwargs, **self.get_physics(),
+        }
+
+    def __getstate__(self) -> dict[str, Any]:
+        self._check_open()
+        return {
+            "kwargs": self._constructor_kwargs(),
+            "state": self._core.get_state(),
+            "stats": (self.episode_count, list(self.return_queue), list(self.length_queue),
+                      list(self.time_queue)),
+            "spec": getattr(self, "spec", None),
+        }
+
+    def __setstate__(self, data: dict[str, Any]) -> None:
+        kwargs = dict(data["kwargs"])
+        self.__init__(kwargs.pop("env_id"), **kwargs)
+        self.set_state(data["state"])
+        count, returns, lengths, times = data["stats"]
+        self.episode_count = count
+        self.return_queue.extend(returns)
+        self.length_queue.extend(lengths)
+        self.time_queue.extend(times)
+        if data.get("spec") is not None:
+            self.spec = data["spec"]
 
     def __repr__(self) -> str:
         return f"ccgym.VectorEnv({self.env_id}, num_envs={self.num_envs})"
@@ -277,7 +373,7 @@ class VectorEnv(gym.vector.VectorEnv):
 
         if seed is None:
             return
-        if isinstance(seed, (int, np.integer)) and not isinstance(seed, (bool, np.bool_)):
+        if isinstance(seed, (int, np.integer)):
             self._core.seed_range(_check_seed(seed), mask)
             return
         if not isinstance(seed, (list, tuple, np.ndarray)):

@@ -1,0 +1,471 @@
+"""Stable-Baselines3 front end: a native SB3 ``VecEnv`` over ccgym's C core.
+
+:class:`VecEnv` steps all N instances in one C call (same-step autoreset) and
+returns exactly what SB3's ``DummyVecEnv([lambda: gym.make(id)] * N)`` returns
+for the same seeds and actions: float32 observations, float32 rewards, bool
+dones, and infos with ``"TimeLimit.truncated"`` on every step and
+``"terminal_observation"`` on the step an episode ends, bit for bit.
+
+:class:`VecMonitor` is SB3's ``VecMonitor`` fed by the episode returns and
+lengths the C driver already keeps; :func:`make_vec_env` mirrors SB3's
+``make_vec_env``.
+
+Importing this module imports Stable-Baselines3 (and torch): it is not
+imported by ``import ccgym``.
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+import time
+import warnings
+from collections.abc import Sequence
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from stable_baselines3.common.vec_env import VecMonitor as _SB3VecMonitor
+from stable_baselines3.common.vec_env.base_vec_env import VecEnv as _SB3VecEnv
+from stable_baselines3.common.vec_env.base_vec_env import (
+    VecEnvIndices,
+    VecEnvObs,
+    VecEnvStepReturn,
+)
+
+from ccgym import _core
+from ccgym._params import PARAMS, parse_reset_bounds
+from ccgym.envs import _check_seed
+from ccgym.vector import resolve_env_id
+
+__all__ = ["VecEnv", "VecMonitor", "make_vec_env"]
+
+_RENDER_MESSAGE = (
+    "ccgym does not render yet (a C renderer is planned); for videos, evaluate the "
+    "trained model on Gymnasium's own env, e.g. DummyVecEnv([lambda: gym.make(id, "
+    "render_mode='rgb_array')])"
+)
+
+
+class VecEnv(_SB3VecEnv):
+    """``num_envs`` instances of one ccgym env as a Stable-Baselines3 ``VecEnv``.
+
+    Not a wrapper around Python envs: one :class:`ccgym._core.Batch` in
+    same-step autoreset mode holds every instance. Semantics are those of
+    SB3's ``DummyVecEnv`` over ``gymnasium.make(env_id)``:
+
+    - ``seed(s)`` stores seeds s, s+1, ... applied at the next ``reset()``
+      (SB3 2.x); ``set_options(...)`` likewise (Gymnasium's reset options:
+      ``low``/``high``, or ``x_init``/``y_init`` for Pendulum).
+    - ``reset()`` returns the observations only; ``reset_infos`` holds ``{}``.
+    - ``step`` returns ``(obs, rewards, dones, infos)``: ``rewards`` float32,
+      ``dones = terminated | truncated``; each info has
+      ``"TimeLimit.truncated"`` (truncated and not terminated) and, when the
+      instance finished, ``"terminal_observation"``; the returned ``obs`` is
+      then already the first observation of the next episode.
+    - every returned array is a fresh copy, the caller's to keep.
+
+    Args:
+        env_id: a ccgym id, ``"CartPole-v1"`` or ``"ccgym/CartPole-v1"``.
+        num_envs: the number of instances.
+        max_episode_steps: the time limit; None takes the registered one
+            (as ``gym.make``), 0 means none.
+        num_threads: threads for each C step (results do not depend on it).
+        render_mode: accepted and validated, but rendering is not implemented.
+        **env_kwargs: the single env's keywords (``g``, ``goal_velocity``, ...).
+    """
+
+    def __init__(
+        self,
+        env_id: str,
+        num_envs: int = 1,
+        *,
+        max_episode_steps: int | None = None,
+        num_threads: int = 1,
+        render_mode: str | None = None,
+        **env_kwargs: Any,
+    ) -> None:
+        import ccgym
+
+        self.env_id = resolve_env_id(env_id)
+        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)):
+            raise TypeError(f"num_envs must be an int, got {num_envs!r}")
+        if num_envs < 1:
+            raise ValueError(f"num_envs must be at least 1, got {num_envs}")
+        if isinstance(num_threads, bool) or not isinstance(num_threads, (int, np.integer)):
+            raise TypeError(f"num_threads must be an int, got {num_threads!r}")
+        if num_threads < 1:
+            raise ValueError(f"num_threads must be at least 1, got {num_threads}")
+        if max_episode_steps is None:
+            max_episode_steps = ccgym.ENV_SPECS[self.env_id][1]
+        if isinstance(max_episode_steps, bool) or not isinstance(
+            max_episode_steps, (int, np.integer)
+        ) or max_episode_steps < 0:
+            raise ValueError(
+                f"max_episode_steps must be a non-negative int, got {max_episode_steps!r}"
+            )
+        # A gym.make'd single env: validates kwargs and render_mode as
+        # gym.make does, and answers get_attr for shared attributes
+        # (spec, metadata, spaces, render_mode). It is never stepped.
+        from ccgym.vector import _single_env_class
+
+        single_cls = _single_env_class(self.env_id)
+        modes = single_cls.metadata["render_modes"]
+        if render_mode is not None and render_mode not in modes:
+            raise ValueError(f"render_mode must be None or one of {modes}, got {render_mode!r}")
+        if max_episode_steps:
+            with warnings.catch_warnings():
+                # gym.make's "CartPole-v0 is out of date": ccgym's vector envs do not warn.
+                warnings.simplefilter("ignore", DeprecationWarning)
+                self._proto = gym.make(
+                    f"ccgym/{self.env_id}", max_episode_steps=int(max_episode_steps),
+                    render_mode=render_mode, disable_env_checker=True, **env_kwargs,
+                )
+        else:  # no time limit: the raw env, as gym.make cannot leave TimeLimit out
+            self._proto = single_cls(render_mode=render_mode, **env_kwargs)
+        self._kind = self._proto.unwrapped._kind
+        self.env_kwargs = dict(env_kwargs)
+        self.max_episode_steps = int(max_episode_steps)
+        self.num_threads = int(num_threads)
+        self._core = _core.Batch(
+            self._kind, int(num_envs), PARAMS[self._kind](**env_kwargs),
+            self.max_episode_steps, _core.AUTORESET_SAME_STEP, self.num_threads,
+        )
+        self._param_names = frozenset(inspect.signature(PARAMS[self._kind]).parameters)
+        self._attrs: list[dict[str, Any]] = [{} for _ in range(int(num_envs))]
+        self._actions: Any = None
+        self._has_reset = False
+        self.closed = False
+        super().__init__(int(num_envs), self._proto.observation_space, self._proto.action_space)
+        self.metadata = self._proto.metadata
+
+    # ------------------------------------------------------------- stepping
+    def reset(self) -> VecEnvObs:
+        """Resets every instance with the pending seeds and options (then
+        clears them, as SB3 does) and returns a copy of the observations."""
+        self._check_open()
+        seeds, options = self._seeds, self._options
+        core = self._core
+        if any(s is not None for s in seeds):
+            checked = [None if s is None else _check_seed(s) for s in seeds]
+            first = checked[0]
+            if first is not None and checked == list(range(first, first + self.num_envs)):
+                core.seed_range(first)
+            else:
+                for i, s in enumerate(checked):
+                    if s is not None:
+                        core.seed_one(i, s)
+        # DummyVecEnv passes options only when non-empty; group equal ones so
+        # each group is one C call.
+        groups: list[tuple[dict, list[int]]] = []
+        for i, opt in enumerate(options):
+            opt = opt or {}
+            for g_opt, idx in groups:
+                if g_opt == opt:
+                    idx.append(i)
+                    break
+            else:
+                groups.append((opt, [i]))
+        for opt, idx in groups:
+            a, b = parse_reset_bounds(self._kind, opt or None)
+            mask = None
+            if len(groups) > 1:
+                mask = np.zeros(self.num_envs, dtype=np.bool_)
+                mask[idx] = True
+            core.reset(mask, a, b)
+        self._reset_seeds()
+        self._reset_options()
+        self.reset_infos = [{} for _ in range(self.num_envs)]
+        self._has_reset = True
+        return core.obs.copy()
+
+    def step_async(self, actions: np.ndarray) -> None:
+        """Stores the actions for :meth:`step_wait` (the step itself is synchronous)."""
+        self._actions = actions
+
+    def step_wait(self) -> VecEnvStepReturn:
+        """Steps every instance in one C call; see the class docstring."""
+        if not self._has_reset:
+            self._check_open()
+            raise gym.error.ResetNeeded("Cannot call step() before calling reset()")
+        actions, self._actions = self._actions, None
+        if actions is None:
+            raise RuntimeError("step_wait() called without a pending step_async(actions)")
+        core = self._core
+        obs, rew, term, trunc = core.step_collect(actions, False)
+        dones = term | trunc
+        infos: list[dict[str, Any]] = [{"TimeLimit.truncated": False}
+                                       for _ in range(self.num_envs)]
+        if dones.any():
+            final_obs = core.final_obs
+            for i in np.flatnonzero(dones).tolist():
+                info = infos[i]
+                info["TimeLimit.truncated"] = bool(trunc[i]) and not bool(term[i])
+                info["terminal_observation"] = final_obs[i].copy()
+        return obs.copy(), rew.astype(np.float32), dones, infos
+
+    def close(self) -> None:
+        """Closes the C core; later resets and steps raise RuntimeError."""
+        self._core.closed = True
+        self.closed = True
+        self._proto.close()
+
+    # ------------------------------------------------------------ rendering
+    def render(self, mode: str | None = None) -> np.ndarray | None:
+        """Not implemented yet: raises NotImplementedError."""
+        raise NotImplementedError(_RENDER_MESSAGE)
+
+    def get_images(self) -> Sequence[np.ndarray | None]:
+        """Not implemented yet: raises NotImplementedError."""
+        raise NotImplementedError(_RENDER_MESSAGE)
+
+    # ----------------------------------------------- attributes and methods
+    def get_attr(self, attr_name: str, indices: VecEnvIndices = None) -> list[Any]:
+        """One value per instance. Looked up in order: values stored with
+        :meth:`set_attr`; ``_elapsed_steps`` (per instance, from C); the
+        env's keyword parameters; attributes every instance shares, as
+        ``gym.make(id).get_wrapper_attr`` answers them (``spec``,
+        ``metadata``, ``render_mode``, spaces, ``_max_episode_steps``).
+        Per-instance physical state lives in C and is not exposed here."""
+        idx = list(self._get_indices(indices))
+        if attr_name == "_elapsed_steps":
+            return [int(self._core.elapsed[i]) for i in idx]
+        out = []
+        shared: Any = _MISSING
+        for i in idx:
+            if attr_name in self._attrs[i]:
+                out.append(self._attrs[i][attr_name])
+                continue
+            if shared is _MISSING:
+                shared = self._shared_attr(attr_name)
+            out.append(shared)
+        return out
+
+    def set_attr(self, attr_name: str, value: Any, indices: VecEnvIndices = None) -> None:
+        """Sets an attribute on instances. The env's keyword parameters (e.g.
+        Pendulum's ``g``) are shared by every instance in C, so they can only
+        be set on all of them at once; they take effect from the next step.
+        Other names are stored per instance and returned by :meth:`get_attr`."""
+        idx = list(self._get_indices(indices))
+        if attr_name in self._param_names:
+            if sorted(idx) != list(range(self.num_envs)):
+                raise ValueError(
+                    f"{attr_name!r} is a parameter shared by all {self.num_envs} instances "
+                    "of a ccgym batch; set it with indices=None"
+                )
+            kwargs = {**self.env_kwargs, attr_name: value}
+            self._core.set_params(PARAMS[self._kind](**kwargs))
+            self.env_kwargs = kwargs
+            return
+        if attr_name in ("render_mode", "observation_space", "action_space", "spec",
+                         "metadata", "_elapsed_steps", "_max_episode_steps"):
+            raise AttributeError(f"{attr_name!r} of a ccgym VecEnv cannot be changed")
+        for i in idx:
+            self._attrs[i][attr_name] = value
+
+    def env_method(self, method_name: str, *method_args, indices: VecEnvIndices = None,
+                   **method_kwargs) -> list[Any]:
+        """Calls a method on instances. Supported: ``reset(seed=None,
+        options=None)`` (resets just those instances; returns ``(obs, {})``
+        each), ``get_wrapper_attr(name)``, ``set_wrapper_attr(name, value)``
+        and ``render()`` (not implemented)."""
+        idx = list(self._get_indices(indices))
+        if method_name == "reset":
+            return self._reset_some(idx, *method_args, **method_kwargs)
+        if method_name == "get_wrapper_attr":
+            return self.get_attr(*method_args, indices=idx, **method_kwargs)
+        if method_name == "set_wrapper_attr":
+            self.set_attr(*method_args, indices=idx, **method_kwargs)
+            return [None] * len(idx)
+        if method_name == "render":
+            raise NotImplementedError(_RENDER_MESSAGE)
+        raise AttributeError(
+            f"ccgym's VecEnv has no per-instance method {method_name!r}; supported: "
+            "reset, get_wrapper_attr, set_wrapper_attr, render"
+        )
+
+    def env_is_wrapped(self, wrapper_class: type[gym.Wrapper],
+                       indices: VecEnvIndices = None) -> list[bool]:
+        """What ``env_is_wrapped`` says of ``gym.make(id)`` instances: wrapped in
+        ``TimeLimit`` (when there is a limit) and ``OrderEnforcing``; never in
+        SB3's ``Monitor`` (episode statistics come from :class:`VecMonitor`)."""
+        implied: list[type] = [gym.wrappers.OrderEnforcing]
+        if self.max_episode_steps:
+            implied.append(gym.wrappers.TimeLimit)
+        wrapped = any(issubclass(w, wrapper_class) for w in implied)
+        return [wrapped for _ in self._get_indices(indices)]
+
+    # --------------------------------------------------------------- extras
+    @property
+    def episode_returns(self) -> np.ndarray:
+        """Running return of each instance's current episode (float64 copy)."""
+        return self._core.episode_return.copy()
+
+    @property
+    def episode_lengths(self) -> np.ndarray:
+        """Running length of each instance's current episode (int64 copy)."""
+        return self._core.episode_length.copy()
+
+    def __repr__(self) -> str:
+        return f"ccgym.sb3.VecEnv({self.env_id}, num_envs={self.num_envs})"
+
+    # -------------------------------------------------------------- helpers
+    def _check_open(self) -> None:
+        if self._core.closed:
+            raise RuntimeError("the environment is closed")
+
+    def _shared_attr(self, name: str) -> Any:
+        if name in self.env_kwargs:
+            return self.env_kwargs[name]
+        if name in self._param_names:
+            return inspect.signature(PARAMS[self._kind]).parameters[name].default
+        return self._proto.get_wrapper_attr(name)
+
+    def _reset_some(self, idx: list[int], seed: Any = None,
+                    options: dict | None = None) -> list[tuple[np.ndarray, dict]]:
+        self._check_open()
+        mask = np.zeros(self.num_envs, dtype=np.bool_)
+        mask[idx] = True
+        if seed is not None:
+            seed = _check_seed(seed)
+            for i in idx:
+                self._core.seed_one(i, seed)
+        a, b = parse_reset_bounds(self._kind, options)
+        self._core.reset(mask, a, b)
+        self._has_reset = self._has_reset or len(idx) == self.num_envs
+        obs = self._core.obs
+        return [(obs[i].copy(), {}) for i in idx]
+
+
+_MISSING = object()
+
+
+class VecMonitor(_SB3VecMonitor):
+    """SB3's ``VecMonitor``, fed by the C driver when it wraps a ccgym
+    :class:`VecEnv` directly.
+
+    Adds ``infos[i]["episode"] = {"r", "l", "t"}`` on the step an episode
+    ends, as SB3's ``VecMonitor``: ``r`` is an ``np.float32``, ``l`` an
+    ``np.int32``, ``t`` the wall time since the monitor was created. The
+    return is summed in float64 by C and then rounded once to float32, where
+    SB3 accumulates in float32: identical for the integer rewards of
+    CartPole, MountainCar and Acrobot, possibly a few float32 ulps apart
+    (and more accurate) for Pendulum and MountainCarContinuous. Over any
+    other VecEnv it is SB3's ``VecMonitor`` unchanged. It is a subclass of
+    SB3's class, so ``evaluate_policy`` and ``is_vecenv_wrapped`` see it.
+    """
+
+    def __init__(self, venv: _SB3VecEnv, filename: str | None = None,
+                 info_keywords: tuple[str, ...] = ()) -> None:
+        self._native_core = venv._core if isinstance(venv, VecEnv) else None
+        super().__init__(venv, filename=filename, info_keywords=info_keywords)
+
+    # SB3's running counters; with the C core they are read from C.
+    @property
+    def episode_returns(self) -> np.ndarray:
+        if self._native_core is not None:
+            return self._native_core.episode_return.astype(np.float32)
+        return self._episode_returns
+
+    @episode_returns.setter
+    def episode_returns(self, value: np.ndarray) -> None:
+        self._episode_returns = value
+
+    @property
+    def episode_lengths(self) -> np.ndarray:
+        if self._native_core is not None:
+            return self._native_core.episode_length.astype(np.int32)
+        return self._episode_lengths
+
+    @episode_lengths.setter
+    def episode_lengths(self, value: np.ndarray) -> None:
+        self._episode_lengths = value
+
+    def step_wait(self) -> VecEnvStepReturn:
+        core = self._native_core
+        if core is None:
+            return super().step_wait()
+        obs, rewards, dones, infos = self.venv.step_wait()
+        if dones.any():
+            # Our infos are fresh dicts each step: no copy needed.
+            t = round(time.time() - self.t_start, 6)
+            for i in np.flatnonzero(dones).tolist():
+                info = infos[i]
+                episode_info = {"r": np.float32(core.final_return[i]),
+                                "l": np.int32(core.final_length[i]), "t": t}
+                for key in self.info_keywords:
+                    episode_info[key] = info[key]
+                info["episode"] = episode_info
+                self.episode_count += 1
+                if self.results_writer:
+                    self.results_writer.write_row(episode_info)
+        return obs, rewards, dones, infos
+
+
+def make_vec_env(
+    env_id: str,
+    n_envs: int = 1,
+    seed: int | None = None,
+    start_index: int = 0,
+    monitor_dir: str | None = None,
+    wrapper_class: Any = None,
+    env_kwargs: dict[str, Any] | None = None,
+    vec_env_cls: Any = None,
+    vec_env_kwargs: dict[str, Any] | None = None,
+    monitor_kwargs: dict[str, Any] | None = None,
+    wrapper_kwargs: dict[str, Any] | None = None,
+    *,
+    monitor: bool = True,
+) -> _SB3VecEnv:
+    """A ccgym :class:`VecEnv` of ``n_envs`` instances, wrapped in the native
+    :class:`VecMonitor` — the counterpart of SB3's ``make_vec_env(env_id, ...)``.
+
+    As in SB3: ``seed`` is stored with ``venv.seed(seed)`` for the first
+    ``reset()`` (instance i gets seed + i; None draws a random base seed) and
+    the action space is seeded with ``seed + start_index``, so
+    ``action_space.sample()`` matches SB3's; ``env_kwargs`` go to the env
+    constructor.
+
+    Differences from SB3:
+
+    - ``env_id`` must be a ccgym id string (no callables): the instances are
+      one C batch, not Python envs.
+    - ``wrapper_class`` is not supported (a Gymnasium wrapper cannot wrap one
+      instance of a C batch): wrap the result in an SB3 ``VecEnvWrapper``.
+    - ``vec_env_cls`` must be None (or this :class:`VecEnv`);
+      ``vec_env_kwargs`` are :class:`VecEnv` keywords (``num_threads``,
+      ``max_episode_steps``).
+    - Monitoring is one :class:`VecMonitor` over the batch instead of a
+      ``Monitor`` per env (``monitor=False`` leaves it out); with
+      ``monitor_dir`` it writes one file, ``<monitor_dir>/<start_index>.monitor.csv``,
+      which SB3's ``load_results`` reads. ``monitor_kwargs`` go to
+      :class:`VecMonitor` (``info_keywords``).
+    - ``render_mode`` defaults to None rather than ``"rgb_array"`` (ccgym
+      does not render yet).
+    """
+    if not isinstance(env_id, str):
+        raise TypeError(
+            f"ccgym.sb3.make_vec_env takes a ccgym env id string, got {env_id!r}; for "
+            "other envs use stable_baselines3.common.env_util.make_vec_env"
+        )
+    if wrapper_class is not None or wrapper_kwargs:
+        raise ValueError(
+            "ccgym.sb3.make_vec_env does not take wrapper_class: the instances are one C "
+            "batch; wrap the returned VecEnv in a stable_baselines3 VecEnvWrapper instead"
+        )
+    if vec_env_cls not in (None, VecEnv):
+        raise ValueError("ccgym.sb3.make_vec_env always builds a ccgym.sb3.VecEnv")
+    venv = VecEnv(env_id, n_envs, **(vec_env_kwargs or {}), **(env_kwargs or {}))
+    if seed is not None:
+        venv.action_space.seed(seed + start_index)
+    result: _SB3VecEnv = venv
+    if monitor:
+        filename = None
+        if monitor_dir is not None:
+            os.makedirs(monitor_dir, exist_ok=True)
+            filename = os.path.join(monitor_dir, str(start_index))
+        result = VecMonitor(venv, filename=filename, **(monitor_kwargs or {}))
+    elif monitor_dir is not None:
+        raise ValueError("monitor_dir needs monitor=True")
+    venv.seed(seed)
+    return result

@@ -1,0 +1,138 @@
+/* The fast mode's env defs (precision="fast"): ccgym_<env>_fast_def steps
+ * blocks of instances with the vectorised kernels of src/fast_kernels.c,
+ * picked at run time for the CPU (avx512, avx2+fma or generic), and keeps
+ * the generic driver's semantics (time limit, autoreset modes, final
+ * observations, episode statistics). Resets, and so the RNG streams, are the
+ * exact kernels': autoresets go through the exact def's reset_range.
+ * MountainCar and MountainCarContinuous have no trig in their step worth
+ * vectorising (one cos, branchy clipping), so their fast defs are the exact ones. */
+#include <math.h>
+#include <string.h>
+
+#include "ccgym/acrobot.h"
+#include "ccgym/cartpole.h"
+#include "ccgym/driver.h"
+#include "ccgym/fastmath.h"
+#include "ccgym/pendulum.h"
+#include "fast_kernels.h"
+
+typedef struct fast_kernels {
+    const char *isa;
+    void (*sincos_array)(const double *x, double *s, double *c, size_t n);
+    ccgym_fast_block_fn cartpole, pendulum, acrobot;
+} fast_kernels;
+
+#define FAST_KERNELS(SUFFIX)                                                             \
+    {#SUFFIX, ccgym_fast_sincos_array_##SUFFIX, ccgym_fast_cartpole_block_##SUFFIX,      \
+     ccgym_fast_pendulum_block_##SUFFIX, ccgym_fast_acrobot_block_##SUFFIX}
+
+static const fast_kernels kernels[] = {
+    FAST_KERNELS(generic),
+#if defined(CCGYM_FAST_X86)
+    FAST_KERNELS(avx2),
+    FAST_KERNELS(avx512),
+#endif
+};
+
+/* 0 generic, 1 avx2+fma, 2 avx512 (F, DQ, VL, BW). */
+static int best_isa(void)
+{
+#if defined(CCGYM_FAST_X86) && defined(__x86_64__) && defined(__GNUC__)
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+        __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw"))
+        return 2;
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+        return 1;
+#endif
+    return 0;
+}
+
+const char *ccgym_fast_isa(void) { return kernels[best_isa()].isa; }
+
+int ccgym_fast_sincos_array(const double *x, double *s, double *c, size_t n, int isa)
+{
+    int best = best_isa();
+    if (isa < 0)
+        isa = best;
+    if (isa > best)
+        return -1;
+    kernels[isa].sincos_array(x, s, c, n);
+    return 0;
+}
+
+/* ccgym_drive_step with the physics done a block at a time beforehand. */
+static void fast_drive_step(const ccgym_env_def *exact, ccgym_fast_block_fn block,
+                            const ccgym_batch *b, const void *actions, size_t begin, size_t end)
+{
+    const int obs_dim = exact->obs_dim;
+    const int mode = b->autoreset_mode;
+    const int64_t max_steps = b->max_episode_steps;
+    for (size_t lo = begin; lo < end;) {
+        const size_t hi = end - lo < CCGYM_FAST_BLOCK ? end : lo + CCGYM_FAST_BLOCK;
+        block(b, actions, lo, hi);
+        for (size_t i = lo; i < hi; i++) {
+            if (mode == CCGYM_AUTORESET_NEXT_STEP && b->pending_reset[i]) {
+                /* Also clears pending_reset, elapsed, the episode sums and flags. */
+                exact->reset_range(b, NULL, exact->default_a, exact->default_b, i, i + 1);
+                b->reward[i] = 0.0;
+                continue;
+            }
+            const double r = b->reward[i];
+            const uint8_t term = b->terminated[i];
+            const int64_t el = ++b->elapsed[i];
+            const uint8_t trunc = (uint8_t)(max_steps > 0 && el >= max_steps);
+            b->truncated[i] = trunc;
+            b->episode_return[i] += r;
+            b->episode_length[i] += 1;
+            if (term | trunc) {
+                b->final_return[i] = b->episode_return[i];
+                b->final_length[i] = b->episode_length[i];
+                if (mode == CCGYM_AUTORESET_SAME_STEP) {
+                    float *o = b->obs + i * (size_t)obs_dim;
+                    memcpy(b->final_obs + i * (size_t)obs_dim, o,
+                           sizeof(float) * (size_t)obs_dim);
+                    exact->reset_range(b, NULL, exact->default_a, exact->default_b, i, i + 1);
+                    b->terminated[i] = term; /* reset_range cleared this step's flags */
+                    b->truncated[i] = trunc;
+                } else {
+                    b->pending_reset[i] = 1;
+                }
+            }
+        }
+        lo = hi;
+    }
+}
+
+/* NAME_fast_def: the exact def's name, sizes and reset bounds (restated, as
+ * C cannot initialise a constant from another; tests/test_fast.py compares
+ * them), the fast step and the exact reset. */
+#define FAST_ENV(NAME, FIELD, STR, STATE_T, PARAMS_T, ACTION_DIM, N_ACTIONS, OBS_DIM, DEF_A,  \
+                 DEF_B)                                                                       \
+    static void NAME##_fast_step_range(const ccgym_batch *b, const void *actions,            \
+                                       size_t begin, size_t end)                             \
+    {                                                                                        \
+        fast_drive_step(&NAME##_def, kernels[best_isa()].FIELD, b, actions, begin, end);     \
+    }                                                                                        \
+    static void NAME##_fast_reset_range(const ccgym_batch *b, const uint8_t *mask, double a, \
+                                        double bnd, size_t begin, size_t end)                \
+    {                                                                                        \
+        NAME##_def.reset_range(b, mask, a, bnd, begin, end);                                 \
+    }                                                                                        \
+    const ccgym_env_def NAME##_fast_def = {STR,                                              \
+                                           OBS_DIM,                                          \
+                                           ACTION_DIM,                                       \
+                                           N_ACTIONS,                                        \
+                                           sizeof(STATE_T),                                  \
+                                           sizeof(PARAMS_T),                                 \
+                                           DEF_A,                                            \
+                                           DEF_B,                                            \
+                                           NAME##_fast_step_range,                           \
+                                           NAME##_fast_reset_range};
+
+FAST_ENV(ccgym_cartpole, cartpole, "CartPole", ccgym_cartpole_state, ccgym_cartpole_params, 0,
+         2, 4, -0.05, 0.05)
+FAST_ENV(ccgym_pendulum, pendulum, "Pendulum", ccgym_pendulum_state, ccgym_pendulum_params, 1,
+         0, 3, M_PI, 1.0)
+FAST_ENV(ccgym_acrobot, acrobot, "Acrobot", ccgym_acrobot_state, ccgym_acrobot_params, 0, 3, 6,
+         -0.1, 0.1)

@@ -1,0 +1,352 @@
+/* Fast-mode block kernels (precision="fast"): the exact kernels' arithmetic
+ * in structure-of-arrays passes over a block of instances, with the
+ * vectorisable sin/cos of ccgym/fastmath.h instead of libm and x * x instead
+ * of pow. Built once per instruction set with CCGYM_FAST_SUFFIX set, at -O3
+ * with -ffp-contract=fast (fused multiply-adds allowed) but never -ffast-math:
+ * NaN and inf propagate as in the exact kernels. Not bit-exact; the per-step
+ * error bound is documented in python/ccgym/vector.py and tested in
+ * tests/test_fast.py. */
+#include <math.h>
+#include <stdint.h>
+
+#include "ccgym/acrobot.h"
+#include "ccgym/cartpole.h"
+#include "ccgym/driver.h"
+#include "ccgym/fastmath.h"
+#include "ccgym/pendulum.h"
+#include "fast_kernels.h"
+
+#ifndef CCGYM_FAST_SUFFIX
+#error "compile with -DCCGYM_FAST_SUFFIX=<isa>"
+#endif
+#define FAST_CAT2(a, b) a##_##b
+#define FAST_CAT(a, b) FAST_CAT2(a, b)
+#define FAST_FN(name) FAST_CAT(ccgym_fast_##name, CCGYM_FAST_SUFFIX)
+
+#define BLOCK CCGYM_FAST_BLOCK
+
+void FAST_FN(sincos_array)(const double *x, double *s, double *c, size_t n)
+{
+    for (size_t i = 0; i < n; i += BLOCK) {
+        size_t m = n - i < BLOCK ? n - i : BLOCK;
+        ccgym_fast_sincos_n(x + i, s + i, c + i, m);
+    }
+}
+
+/* np.clip on a float64 scalar: NaN passes through (as ccgym_npy_clip). */
+CCGYM_INLINE double fast_clip(double x, double lo, double hi)
+{
+    double y = x > lo ? x : lo;
+    y = y < hi ? y : hi;
+    return x != x ? x : y;
+}
+
+/* ------------------------------------------------------------------ CartPole */
+
+/* ps: 0 when all instances share params[0], 1 when each has its own.
+ * Three passes: gather the AoS state into arrays (and sin/cos of theta), the
+ * physics on arrays of doubles only (what GCC vectorises), then scatter the
+ * state, observations, rewards and flags. */
+CCGYM_INLINE void cartpole_block(const ccgym_batch *b, const void *actions, size_t lo,
+                                 size_t hi, const size_t ps)
+{
+    const size_t m = hi - lo;
+    ccgym_cartpole_state *__restrict st = (ccgym_cartpole_state *)b->state + lo;
+    const ccgym_cartpole_params *P = (const ccgym_cartpole_params *)b->params + lo * ps;
+    const int64_t *__restrict act = (const int64_t *)actions + lo;
+    float *__restrict obs = b->obs + lo * 4;
+    double *__restrict reward = b->reward + lo;
+    uint8_t *__restrict terminated = b->terminated + lo;
+    double x[BLOCK], xd[BLOCK], th[BLOCK], thd[BLOCK], push[BLOCK], fell[BLOCK];
+    double sn[BLOCK], cs[BLOCK], term[BLOCK];
+
+    /* No branches in the passes: random actions would mispredict. */
+    for (size_t i = 0; i < m; i++) {
+        x[i] = st[i].x;
+        xd[i] = st[i].x_dot;
+        th[i] = st[i].theta;
+        thd[i] = st[i].theta_dot;
+        push[i] = (double)act[i];
+        fell[i] = (double)(st[i].steps_beyond_terminated < 0);
+    }
+    ccgym_fast_sincos_n(th, sn, cs, m);
+#pragma GCC ivdep
+    for (size_t i = 0; i < m; i++) {
+        const ccgym_cartpole_params *p = P + i * ps;
+        const double x_dot = xd[i], theta_dot = thd[i];
+        const double costheta = cs[i], sintheta = sn[i];
+        const double force = push[i] == 1.0 ? p->force_mag : -p->force_mag;
+        /* One division where the exact kernel has four (vector division is slow). */
+        const double inv_total_mass = 1.0 / p->total_mass;
+        const double temp =
+            (force + p->polemass_length * (theta_dot * theta_dot) * sintheta) * inv_total_mass;
+        const double den =
+            p->length * (4.0 / 3.0 - p->masspole * (costheta * costheta) * inv_total_mass);
+        const double thetaacc = (p->gravity * sintheta - costheta * temp) / den;
+        const double xacc = temp - p->polemass_length * thetaacc * costheta * inv_total_mass;
+        /* Both integrators, then a select: keeps the loop branch-free. */
+        const double n_x_dot = x_dot + p->tau * xacc;
+        const double n_theta_dot = theta_dot + p->tau * thetaacc;
+        const int eu = p->euler != 0;
+        const double n_x = x[i] + p->tau * (eu ? x_dot : n_x_dot);
+        const double n_theta = th[i] + p->tau * (eu ? theta_dot : n_theta_dot);
+        x[i] = n_x;
+        xd[i] = n_x_dot;
+        th[i] = n_theta;
+        thd[i] = n_theta_dot;
+        const int t = (n_x < -p->x_threshold) | (n_x > p->x_threshold) |
+                      (n_theta < -p->theta_threshold_radians) |
+                      (n_theta > p->theta_threshold_radians);
+        const int sb = p->sutton_barto_reward != 0;
+        const double r_alive = sb ? 0.0 : 1.0, r_fell = sb ? -1.0 : 1.0;
+        const double r_after = sb ? -1.0 : 0.0;
+        reward[i] = t ? (fell[i] != 0.0 ? r_fell : r_after) : r_alive;
+        term[i] = t ? 1.0 : 0.0;
+    }
+    for (size_t i = 0; i < m; i++) {
+        st[i].x = x[i];
+        st[i].x_dot = xd[i];
+        st[i].theta = th[i];
+        st[i].theta_dot = thd[i];
+        const int64_t t = (int64_t)term[i];
+        const int64_t sbt = st[i].steps_beyond_terminated;
+        int64_t after = sbt + 1; /* the pole just fell (None -> 0) or fell earlier */
+        after = sbt < 0 ? 0 : after;
+        st[i].steps_beyond_terminated = t ? after : sbt;
+        terminated[i] = (uint8_t)t;
+        obs[4 * i + 0] = (float)x[i];
+        obs[4 * i + 1] = (float)xd[i];
+        obs[4 * i + 2] = (float)th[i];
+        obs[4 * i + 3] = (float)thd[i];
+    }
+}
+
+void FAST_FN(cartpole_block)(const ccgym_batch *b, const void *actions, size_t lo, size_t hi)
+{
+    if (b->params_stride)
+        cartpole_block(b, actions, lo, hi, 1);
+    else
+        cartpole_block(b, actions, lo, hi, 0);
+}
+
+/* ------------------------------------------------------------------ Pendulum */
+
+CCGYM_INLINE void pendulum_block(const ccgym_batch *b, const void *actions, size_t lo,
+                                 size_t hi, const size_t ps)
+{
+    const size_t m = hi - lo;
+    ccgym_pendulum_state *__restrict st = (ccgym_pendulum_state *)b->state + lo;
+    const ccgym_pendulum_params *P = (const ccgym_pendulum_params *)b->params + lo * ps;
+    const float *__restrict act = (const float *)actions + lo;
+    float *__restrict obs = b->obs + lo * 3;
+    double *__restrict reward = b->reward + lo;
+    uint8_t *__restrict terminated = b->terminated + lo;
+    double th[BLOCK], sn[BLOCK], cs[BLOCK];
+
+    for (size_t i = 0; i < m; i++)
+        th[i] = st[i].th;
+    ccgym_fast_sincos_n(th, sn, cs, m);
+#pragma GCC ivdep
+    for (size_t i = 0; i < m; i++) {
+        const ccgym_pendulum_params *p = P + i * ps;
+        const double thi = th[i], thdot = st[i].thdot, dt = p->dt;
+        const float mt = (float)p->max_torque, a = act[i];
+        float u = a > -mt ? a : -mt;
+        u = u < mt ? u : mt;
+        u = a != a ? a : u;
+        st[i].last_u = u;
+        /* angle_normalize(th) as th - 2 pi round(th / 2 pi), 2 pi in two parts
+         * (the exact kernel's fmod(th + pi, 2 pi) - pi, up to rounding). */
+        const double shifter = 0x1.8p52;
+        const double k = (thi * (0.5 / M_PI) + shifter) - shifter;
+        const double an = (thi - k * 0x1.921fb54442d18p+2) - k * 0x1.1a62633145c07p-52;
+        const float u_cost = 0.001f * (u * u);
+        const double costs = an * an + 0.1 * (thdot * thdot) + (double)u_cost;
+        const float u_acc = (float)p->torque_coef * u;
+        double newthdot = thdot + (p->sin_coef * sn[i] + (double)u_acc) * dt;
+        newthdot = fast_clip(newthdot, -p->max_speed, p->max_speed);
+        th[i] = thi + newthdot * dt;
+        st[i].th = th[i];
+        st[i].thdot = newthdot;
+        reward[i] = -costs;
+        terminated[i] = 0;
+        obs[3 * i + 2] = (float)newthdot;
+    }
+    ccgym_fast_sincos_n(th, sn, cs, m);
+    for (size_t i = 0; i < m; i++) {
+        obs[3 * i + 0] = (float)cs[i];
+        obs[3 * i + 1] = (float)sn[i];
+    }
+}
+
+void FAST_FN(pendulum_block)(const ccgym_batch *b, const void *actions, size_t lo, size_t hi)
+{
+    if (b->params_stride)
+        pendulum_block(b, actions, lo, hi, 1);
+    else
+        pendulum_block(b, actions, lo, hi, 0);
+}
+
+/* ------------------------------------------------------------------- Acrobot */
+
+/* AcrobotEnv._dsdt over a block: k[j][i] = d s_j / dt at y[.][i]. Uses
+ * cos(a - pi/2) = sin(a). */
+CCGYM_INLINE void acrobot_dsdt(const ccgym_acrobot_params *P, const size_t ps, size_t m,
+                               double y[4][BLOCK], const double *__restrict torque,
+                               double k[4][BLOCK])
+{
+    double sum[BLOCK], s1[BLOCK], c1[BLOCK], s2[BLOCK], c2[BLOCK], s12[BLOCK], c12[BLOCK];
+    for (size_t i = 0; i < m; i++)
+        sum[i] = y[0][i] + y[1][i];
+    ccgym_fast_sincos_n(y[0], s1, c1, m);
+    ccgym_fast_sincos_n(y[1], s2, c2, m);
+    ccgym_fast_sincos_n(sum, s12, c12, m);
+#pragma GCC ivdep
+    for (size_t i = 0; i < m; i++) {
+        const ccgym_acrobot_params *p = P + i * ps;
+        const double m2 = p->link_mass_2, I1 = p->link_moi, I2 = p->link_moi;
+        const double dtheta1 = y[2][i], dtheta2 = y[3][i];
+        const double cos_t2 = c2[i], sin_t2 = s2[i];
+        const double d1 = p->d1_a + m2 * (p->d1_b + p->d1_c * cos_t2) + I1 + I2;
+        const double d2 = m2 * (p->d2_a + p->d2_b * cos_t2) + I2;
+        const double phi2 = p->phi2_c * s12[i];
+        const double phi1 = p->phi1_a * (dtheta2 * dtheta2) * sin_t2 -
+                            p->phi1_b * dtheta2 * dtheta1 * sin_t2 + p->phi1_c * s1[i] + phi2;
+        const double book_term = p->book ? p->dd2_c * (dtheta1 * dtheta1) * sin_t2 : 0.0;
+        const double ddtheta2 =
+            (torque[i] + d2 / d1 * phi1 - book_term - phi2) / (p->den_a - (d2 * d2) / d1);
+        const double ddtheta1 = -(d2 * ddtheta2 + phi1) / d1;
+        k[0][i] = dtheta1;
+        k[1][i] = dtheta2;
+        k[2][i] = ddtheta1;
+        k[3][i] = ddtheta2;
+    }
+}
+
+/* acrobot.wrap for what one shift does not fix (set_state oddities): the
+ * exact kernel's rule, fmod first when far. */
+static double acrobot_wrap_slow(double x)
+{
+    const double m = -M_PI, M = M_PI, diff = M - m;
+    if (!isfinite(x))
+        return x;
+    if (fabs(x) > 64 * diff)
+        x = fmod(x, diff);
+    while (x > M)
+        x = x - diff;
+    while (x < m)
+        x = x + diff;
+    return x;
+}
+
+CCGYM_INLINE void acrobot_block(const ccgym_batch *b, const void *actions, size_t lo,
+                                size_t hi, const size_t ps)
+{
+    static const double avail_torque[3] = {-1.0, 0.0, 1.0};
+    const size_t m = hi - lo;
+    ccgym_acrobot_state *__restrict st = (ccgym_acrobot_state *)b->state + lo;
+    const ccgym_acrobot_params *P = (const ccgym_acrobot_params *)b->params + lo * ps;
+    const int64_t *act = (const int64_t *)actions + lo;
+    float *__restrict obs = b->obs + lo * 6;
+    double *__restrict reward = b->reward + lo;
+    uint8_t *__restrict terminated = b->terminated + lo;
+    const int skip_pending = b->autoreset_mode == CCGYM_AUTORESET_NEXT_STEP;
+    double torque[BLOCK], y0[4][BLOCK], y[4][BLOCK], k[4][BLOCK], acc[4][BLOCK];
+    double dt[BLOCK];
+
+    /* The RNG stays exact: the same draws, in the same order, as the exact kernel. */
+    for (size_t i = 0; i < m; i++) {
+        const ccgym_acrobot_params *p = P + i * ps;
+        double t = avail_torque[act[i]];
+        if (p->torque_noise_max > 0 && !(skip_pending && b->pending_reset[lo + i]))
+            t += ccgym_pcg64_uniform(&b->rng[lo + i], -p->torque_noise_max,
+                                     p->torque_noise_max - -p->torque_noise_max);
+        torque[i] = t;
+        dt[i] = p->dt - 0;
+        for (int j = 0; j < 4; j++)
+            y0[j][i] = st[i].s[j];
+    }
+    /* rk4: k1 at y0, k2 at y0 + dt/2 k1, k3 at y0 + dt/2 k2, k4 at y0 + dt k3. */
+    acrobot_dsdt(P, ps, m, y0, torque, k);
+    for (int j = 0; j < 4; j++)
+        for (size_t i = 0; i < m; i++) {
+            acc[j][i] = k[j][i];
+            y[j][i] = y0[j][i] + dt[i] / 2.0 * k[j][i];
+        }
+    acrobot_dsdt(P, ps, m, y, torque, k);
+    for (int j = 0; j < 4; j++)
+        for (size_t i = 0; i < m; i++) {
+            acc[j][i] += 2 * k[j][i];
+            y[j][i] = y0[j][i] + dt[i] / 2.0 * k[j][i];
+        }
+    acrobot_dsdt(P, ps, m, y, torque, k);
+    for (int j = 0; j < 4; j++)
+        for (size_t i = 0; i < m; i++) {
+            acc[j][i] += 2 * k[j][i];
+            y[j][i] = y0[j][i] + dt[i] * k[j][i];
+        }
+    acrobot_dsdt(P, ps, m, y, torque, k);
+    int bad = 0;
+#pragma GCC ivdep
+    for (size_t i = 0; i < m; i++) {
+        const ccgym_acrobot_params *p = P + i * ps;
+        double ns[4];
+        for (int j = 0; j < 4; j++)
+            ns[j] = y0[j][i] + dt[i] / 6.0 * (acc[j][i] + k[j][i]);
+        for (int j = 0; j < 2; j++) {
+            /* wrap to [-pi, pi]: one shift is all a step can need. */
+            double w = ns[j] > M_PI ? ns[j] - 2 * M_PI : ns[j];
+            w = w < -M_PI ? w + 2 * M_PI : w;
+            bad |= !(w >= -M_PI && w <= M_PI);
+            y[j][i] = ns[j]; /* kept for the slow path */
+            ns[j] = w;
+        }
+        /* Python's min(max(x, lo), hi) as ccgym_py_bound: a NaN x stays x. */
+        const double v1 = p->max_vel_1, v2 = p->max_vel_2;
+        double b2 = -v1 > ns[2] ? -v1 : ns[2];
+        b2 = v1 < b2 ? v1 : b2;
+        double b3 = -v2 > ns[3] ? -v2 : ns[3];
+        b3 = v2 < b3 ? v2 : b3;
+        for (int j = 0; j < 2; j++)
+            st[i].s[j] = ns[j];
+        st[i].s[2] = b2;
+        st[i].s[3] = b3;
+        k[0][i] = ns[0];
+        k[1][i] = ns[1];
+        k[2][i] = ns[0] + ns[1];
+    }
+    if (bad) {
+        for (size_t i = 0; i < m; i++) {
+            for (int j = 0; j < 2; j++) {
+                if (!(st[i].s[j] >= -M_PI && st[i].s[j] <= M_PI)) {
+                    st[i].s[j] = acrobot_wrap_slow(y[j][i]);
+                    k[j][i] = st[i].s[j];
+                }
+            }
+            k[2][i] = k[0][i] + k[1][i];
+        }
+    }
+    double s0[BLOCK], c0[BLOCK], s1[BLOCK], c1[BLOCK], s01[BLOCK], c01[BLOCK];
+    ccgym_fast_sincos_n(k[0], s0, c0, m);
+    ccgym_fast_sincos_n(k[1], s1, c1, m);
+    ccgym_fast_sincos_n(k[2], s01, c01, m);
+    for (size_t i = 0; i < m; i++) {
+        const int term = -c0[i] - c01[i] > 1.0;
+        terminated[i] = (uint8_t)term;
+        reward[i] = term ? 0.0 : -1.0;
+        obs[6 * i + 0] = (float)c0[i];
+        obs[6 * i + 1] = (float)s0[i];
+        obs[6 * i + 2] = (float)c1[i];
+        obs[6 * i + 3] = (float)s1[i];
+        obs[6 * i + 4] = (float)st[i].s[2];
+        obs[6 * i + 5] = (float)st[i].s[3];
+    }
+}
+
+void FAST_FN(acrobot_block)(const ccgym_batch *b, const void *actions, size_t lo, size_t hi)
+{
+    if (b->params_stride)
+        acrobot_block(b, actions, lo, hi, 1);
+    else
+        acrobot_block(b, actions, lo, hi, 0);
+}

@@ -1,0 +1,36 @@
+/* The per-ISA block kernels of the fast mode. src/fast_kernels.c is compiled
+ * once per instruction set (generic, and on x86-64 avx2+fma and avx512) with
+ * CCGYM_FAST_SUFFIX naming its copies; src/fast_envs.c picks one at run time. */
+#ifndef CCGYM_FAST_KERNELS_H_
+#define CCGYM_FAST_KERNELS_H_
+
+#include <stddef.h>
+
+#include "ccgym/driver.h"
+
+/* Largest number of instances a block function is given at once. */
+#define CCGYM_FAST_BLOCK 256
+
+/* A block function steps instances [lo, hi) (hi - lo <= CCGYM_FAST_BLOCK):
+ * it writes their new state, obs, reward and terminated. Instances awaiting a
+ * NEXT_STEP reset are stepped too (the driver resets them right after, which
+ * overwrites all of that) but draw nothing from their RNG. */
+typedef void (*ccgym_fast_block_fn)(const ccgym_batch *b, const void *actions, size_t lo,
+                                    size_t hi);
+
+#define CCGYM_FAST_DECLARE(SUFFIX)                                                        \
+    void ccgym_fast_sincos_array_##SUFFIX(const double *x, double *s, double *c, size_t n); \
+    void ccgym_fast_cartpole_block_##SUFFIX(const ccgym_batch *b, const void *actions,     \
+                                            size_t lo, size_t hi);                         \
+    void ccgym_fast_pendulum_block_##SUFFIX(const ccgym_batch *b, const void *actions,     \
+                                            size_t lo, size_t hi);                         \
+    void ccgym_fast_acrobot_block_##SUFFIX(const ccgym_batch *b, const void *actions,      \
+                                           size_t lo, size_t hi);
+
+CCGYM_FAST_DECLARE(generic)
+#if defined(CCGYM_FAST_X86)
+CCGYM_FAST_DECLARE(avx2)
+CCGYM_FAST_DECLARE(avx512)
+#endif
+
+#endif /* CCGYM_FAST_KERNELS_H_ */

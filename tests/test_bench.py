@@ -1,0 +1,168 @@
+"""The bench's reference ceiling computes what the real kernels compute, and
+``ccgym bench`` runs end to end. No timing is asserted here: speed is for the
+benchmark to show, not for tests to gate."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import ccgym
+from ccgym import bench, envs
+
+_ceiling = pytest.importorskip("ccgym._ceiling")
+
+STEPS = 12
+N = 64
+
+
+def _ceiling_state(vec, env_id: str) -> np.ndarray:
+    """The real env's state in the ceiling's layout."""
+    cls = getattr(envs, ccgym.ENV_SPECS[env_id][0])
+    view = vec._core.state_view(cls._state_dtype)
+    kind = vec._core.kind
+    if kind == "Acrobot":
+        return np.ascontiguousarray(np.array(view["s"], dtype=np.float64).reshape(-1, 4))
+    names = view.dtype.names[:_ceiling.state_dim(kind)]
+    return np.ascontiguousarray(
+        np.stack([np.asarray(view[f], dtype=np.float64) for f in names], axis=1))
+
+
+@pytest.mark.parametrize("env_id", ccgym.ENV_IDS)
+def test_ceiling_matches_kernel(env_id):
+    """From the same state and actions, the ceiling's state, observation,
+    reward and terminated flag equal the real path's, bit for bit, while no
+    instance terminates (the ceiling has no reset)."""
+    # No time limit and autoreset disabled: the real path never resets, and
+    # raises if an instance is done, so every compared step is a plain step.
+    vec = ccgym.make_vec(env_id, num_envs=N, max_episode_steps=0, autoreset_mode="Disabled")
+    vec.reset(seed=12345)
+    vec.action_space.seed(7)
+    actions = np.stack([vec.action_space.sample() for _ in range(STEPS + 1)])
+    # One real step first: MountainCarContinuous's state is float32 from then on,
+    # the only state the ceiling models.
+    _, _, terminated, _, _ = vec.step(actions[0])
+    assert not terminated.any()
+    kind = vec._core.kind
+    run = _ceiling.Run(kind, _ceiling_state(vec, env_id))
+    ceiling_actions = actions.astype(_ceiling.action_dtype(kind))
+    # A random CartPole falls after ~20 steps: compare the first few.
+    steps = 5 if kind == "CartPole" else STEPS
+    for k in range(1, steps + 1):
+        obs, reward, terminated, _, _ = vec.step(actions[k])
+        assert not terminated.any(), "pick a seed where nothing terminates"
+        seconds = run.run(ceiling_actions[k:k + 1], 1)
+        assert seconds >= 0
+        np.testing.assert_array_equal(run.obs, obs)
+        np.testing.assert_array_equal(run.reward, reward)
+        np.testing.assert_array_equal(run.terminated, terminated)
+        np.testing.assert_array_equal(run.state, _ceiling_state(vec, env_id))
+
+
+@pytest.mark.parametrize("env_id", ["CartPole-v1", "Pendulum-v1"])
+def test_ceiling_many_steps_in_one_call(env_id):
+    """k steps in one C call (cycling action rows) equal k real steps: Pendulum
+    never terminates; CartPole starts upright and is stepped a few times."""
+    k = 40 if env_id == "Pendulum-v1" else 6
+    vec = ccgym.make_vec(env_id, num_envs=N, max_episode_steps=0, autoreset_mode="Disabled")
+    vec.reset(seed=3)
+    vec.action_space.seed(3)
+    rows = np.stack([vec.action_space.sample() for _ in range(5)])
+    kind = vec._core.kind
+    run = _ceiling.Run(kind, _ceiling_state(vec, env_id))
+    for t in range(k):
+        obs, _, terminated, _, _ = vec.step(rows[t % len(rows)])
+        assert not terminated.any()
+    run.run(rows.astype(_ceiling.action_dtype(kind)), k, 1)
+    np.testing.assert_array_equal(run.obs, obs)
+    np.testing.assert_array_equal(run.state, _ceiling_state(vec, env_id))
+
+
+def test_ceiling_threads_do_not_change_results():
+    n = 3 * 2048 + 5  # enough for two threads, uneven split
+    rng = np.random.default_rng(0)
+    state = np.ascontiguousarray(
+        np.stack([rng.uniform(-np.pi, np.pi, n), rng.uniform(-1, 1, n), np.zeros(n)], axis=1))
+    actions = rng.uniform(-2, 2, (4, n)).astype(np.float32)
+    one, two = _ceiling.Run("Pendulum", state.copy()), _ceiling.Run("Pendulum", state.copy())
+    one.run(actions, 9, 1)
+    two.run(actions, 9, 2)
+    np.testing.assert_array_equal(one.state, two.state)
+    np.testing.assert_array_equal(one.obs, two.obs)
+
+
+def test_ceiling_rejects_bad_input():
+    state = np.zeros((4, 4))
+    run = _ceiling.Run("CartPole", state)
+    with pytest.raises(TypeError):
+        run.run(np.zeros((1, 4), dtype=np.float32), 1)
+    with pytest.raises(ValueError):
+        run.run(np.zeros((1, 5), dtype=np.int64), 1)
+    with pytest.raises(ValueError):
+        run.run(np.full((1, 4), 2, dtype=np.int64), 1)
+    with pytest.raises(ValueError):
+        _ceiling.Run("CartPole", np.zeros((4, 3)))
+    with pytest.raises(ValueError):
+        _ceiling.Run("Snake", np.zeros((4, 4)))
+
+
+def test_ceiling_pool_is_in_range():
+    """The ceiling starts from live states of the real env, in its layout."""
+    pool = bench.ceiling_state_pool("CartPole-v1", 64)
+    assert pool.shape == (bench.CEILING_SNAPSHOTS * 1024, 4) and np.isfinite(pool).all()
+    assert np.abs(pool[:, 2]).max() < 1.0  # autoreset keeps the pole near upright
+
+
+def test_bench_quick_json(tmp_path):
+    """`ccgym bench --quick --json` runs in a subprocess and writes every section."""
+    out = tmp_path / "bench.json"
+    proc = subprocess.run(
+        [sys.executable, "-m", "ccgym", "bench", "--quick", "--ceiling", "--breakdown",
+         "--ids", "CartPole-v1,Pendulum-v1", "--num-envs", "1,64", "--budget", "0.005",
+         "--reset-envs", "1024", "--memory-envs", "10000", "--json", str(out)],
+        capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    assert "CartPole-v1" in proc.stdout and "targets" in proc.stdout
+    assert "[" in proc.stderr  # progress
+    data = json.loads(out.read_text())
+    impls = {(r["env_id"], r["num_envs"], r["impl"]) for r in data["results"]}
+    for env_id in ("CartPole-v1", "Pendulum-v1"):
+        for impl in (bench.GYM_RAW, bench.CC_RAW, bench.GYM_MAKE, bench.CC_MAKE):
+            assert (env_id, 1, impl) in impls
+        for n in (1, 64):
+            assert (env_id, n, bench.CC_VEC) in impls
+            assert (env_id, n, bench.CEILING) in impls
+            assert (env_id, n, bench.GYM_SYNC) in impls
+    assert ("CartPole-v1", 64, bench.GYM_NUMPY) in impls
+    assert all(r["steps_per_s"] > 0 for r in data["results"])
+    vec = [r for r in data["results"] if r["impl"] == bench.CC_VEC]
+    assert all(r["vs_gym"] is not None and r["vs_ceiling"] is not None for r in vec)
+    assert {r["env_id"] for r in data["reset"]} == {"CartPole-v1", "Pendulum-v1"}
+    assert data["memory"]["num_envs"] == 10000 and data["memory"]["state_buffers_bytes"] > 0
+    assert data["targets"] and data["breakdown"]
+
+
+def test_bench_rejects_bad_arguments():
+    proc = subprocess.run([sys.executable, "-m", "ccgym", "bench", "--ids", "Snake-v0"],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode != 0 and "unknown id" in proc.stderr
+    proc = subprocess.run([sys.executable, "-m", "ccgym", "bench", "--num-envs", "0"],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode != 0
+
+
+def test_measure_counts_work():
+    calls = []
+
+    def run(k):
+        calls.append(k)
+        return 1e-3 * k
+
+    rate, per_call, n_calls = bench.measure(run, 10, budget=0.03, repeats=3)
+    assert per_call == pytest.approx(1e-3)
+    assert rate == pytest.approx(10 / 1e-3)
+    assert n_calls == 10
