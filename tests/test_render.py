@@ -320,3 +320,18 @@ def test_builtin_png_decoder_reads_gymnasium_asset():
         ours = rendering._decode_png(f.read())
     with pil.open(path) as im:
         np.testing.assert_array_equal(ours, np.asarray(im.convert("RGBA")))
+
+
+def test_per_instance_params_are_drawn():
+    """A vector env with one pole length per instance draws each with its own."""
+    venv = ccgym.make_vec("CartPole-v1", num_envs=2, render_mode="rgb_array",
+                          length=np.array([0.5, 1.0]))
+    venv.reset(seed=0)
+    frames = venv.render()
+    single = ccgym.CartPoleEnv(render_mode="rgb_array")
+    single.reset(seed=0)
+    single._core.state_view(single._state_dtype)[0] = venv._core.state_view(
+        single._state_dtype)[0]
+    np.testing.assert_array_equal(frames[0], single.render())
+    fg = (frames != 255).any(-1).sum(axis=(1, 2))
+    assert fg[1] > fg[0] + 1000  # a pole twice as long
