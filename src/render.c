@@ -44,12 +44,16 @@ typedef struct canvas {
     uint8_t *pix; /* h rows of w RGB pixels, stored bottom row first (the flip) */
     int w, h;
     int aa;
+    uint8_t *dirty; /* NULL, or per stored row: 1 once anything is drawn in it */
 } canvas;
 
 /* ------------------------------------------------------------ pixels */
 
+/* The pixel's address; the row is marked dirty since every caller writes it. */
 static inline uint8_t *pixel_at(const canvas *c, int x, int y)
 {
+    if (c->dirty != NULL)
+        c->dirty[c->h - 1 - y] = 1;
     return c->pix + ((size_t)(c->h - 1 - y) * (size_t)c->w + (size_t)x) * 3;
 }
 
@@ -700,7 +704,8 @@ static void draw_scene(const ccgym_render_job *job, const canvas *c, size_t inst
     const char *states = (const char *)job->states;
     const void *st = states + instance * ccgym_render_state_size(job->kind);
     const void *params = (const char *)job->params + instance * job->params_stride;
-    memset(c->pix, 255, (size_t)c->w * (size_t)c->h * 3);
+    if (c->dirty == NULL) /* else the canvas is kept white between frames */
+        memset(c->pix, 255, (size_t)c->w * (size_t)c->h * 3);
     switch (job->kind) {
     case CCGYM_RENDER_CARTPOLE:
         draw_cartpole(c, (const ccgym_cartpole_state *)st,
@@ -783,13 +788,19 @@ typedef struct render_ctx {
 } render_ctx;
 
 /* Area-average the RGB canvas to out_h x out_w x channels. */
-static void downsample(const render_ctx *ctx, const uint8_t *src, float *tmp, uint8_t *dst)
+static void downsample(const render_ctx *ctx, const uint8_t *src, const uint8_t *dirty,
+                       float *tmp, uint8_t *dst)
 {
     const ccgym_render_job *job = ctx->job;
     const int W = ctx->W, H = ctx->H, w = job->out_w, h = job->out_h;
     for (int y = 0; y < H; y++) {
         const uint8_t *row = src + (size_t)y * W * 3;
         float *t = tmp + (size_t)y * w * 3;
+        if (!dirty[y]) { /* an untouched row is white: weights sum to 1 */
+            for (int i = 0; i < 3 * w; i++)
+                t[i] = 255.0f;
+            continue;
+        }
         for (int i = 0; i < w; i++) {
             const uint8_t *q = row + (size_t)ctx->mx.start[i] * 3;
             const float *wt = ctx->mx.weight + ctx->mx.first[i];
@@ -832,27 +843,38 @@ static void render_range(void *arg, size_t begin, size_t end)
     render_ctx *ctx = (render_ctx *)arg;
     const ccgym_render_job *job = ctx->job;
     const size_t frame = (size_t)job->out_h * job->out_w * job->channels;
-    uint8_t *scratch = NULL;
+    uint8_t *scratch = NULL, *dirty = NULL;
     float *tmp = NULL;
     if (ctx->resize) {
         scratch = malloc((size_t)ctx->W * ctx->H * 3);
+        dirty = calloc((size_t)ctx->H, 1);
         tmp = malloc(sizeof(float) * (size_t)ctx->H * job->out_w * 3);
-        if (scratch == NULL || tmp == NULL) {
+        if (scratch == NULL || dirty == NULL || tmp == NULL) {
             free(scratch);
+            free(dirty);
             free(tmp);
             ctx->failed = 1; /* benign race: every writer stores 1 */
             return;
         }
+        memset(scratch, 255, (size_t)ctx->W * ctx->H * 3);
     }
     for (size_t k = begin; k < end; k++) {
         size_t instance = job->indices != NULL ? (size_t)job->indices[k] : k;
         uint8_t *dst = job->out + k * frame;
-        canvas c = {ctx->resize ? scratch : dst, ctx->W, ctx->H, job->antialias};
+        canvas c = {ctx->resize ? scratch : dst, ctx->W, ctx->H, job->antialias, dirty};
         draw_scene(job, &c, instance);
-        if (ctx->resize)
-            downsample(ctx, scratch, tmp, dst);
+        if (ctx->resize) {
+            downsample(ctx, scratch, dirty, tmp, dst);
+            for (int y = 0; y < ctx->H; y++) { /* back to white, row by row */
+                if (dirty[y]) {
+                    memset(scratch + (size_t)y * ctx->W * 3, 255, (size_t)ctx->W * 3);
+                    dirty[y] = 0;
+                }
+            }
+        }
     }
     free(scratch);
+    free(dirty);
     free(tmp);
 }
 
