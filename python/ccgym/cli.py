@@ -1,4 +1,4 @@
-"""The ``ccgym`` command line: ``ccgym bench``, ``ccgym train``, ``ccgym demo``."""
+"""The ``ccgym`` command line: ``ccgym bench``, ``ccgym train``, ``ccgym demo``, ``ccgym record``."""
 
 from __future__ import annotations
 
@@ -52,6 +52,12 @@ def main(argv: list[str] | None = None) -> int:
         train = None
     if train is not None:
         train.add_parser(sub)
+    try:
+        from ccgym import record
+    except ImportError:  # pragma: no cover
+        record = None
+    if record is not None:
+        record.add_parser(sub)
 
     args = parser.parse_args(argv)
     return int(args.func(args) or 0)

@@ -71,6 +71,8 @@ class _CoreEnv(gym.Env):
                 f"got {render_mode!r}"
             )
         self.render_mode = render_mode
+        if render_mode == "human":  # bound per instance: other modes' step pays nothing
+            self.step = self._step_and_show
         self._core = _core.Batch(self._kind, 1, params, 0, _core.AUTORESET_DISABLED, 1)
         # Like Gymnasium's first unseeded reset: a 128-bit seed from OS entropy.
         entropy = np.random.SeedSequence().entropy
@@ -113,6 +115,8 @@ class _CoreEnv(gym.Env):
         a, b = self._reset_bounds(options)
         self._core.reset(None, a, b)
         self._core.has_reset = True
+        if self.render_mode == "human":
+            self.render()
         return self._core.obs_single(), {}
 
     def step(self, action: Any):
@@ -123,9 +127,16 @@ class _CoreEnv(gym.Env):
         gymnasium.error.InvalidAction."""
         return self._core.step1(action)
 
+    def _step_and_show(self, action: Any):
+        """step() in render_mode="human": steps, then draws, as Gymnasium does."""
+        result = self._core.step1(action)
+        self.render()
+        return result
+
     def render(self):
-        """Rendering is not implemented yet: returns None without a render_mode
-        (with Gymnasium's warning) and raises NotImplementedError with one."""
+        """The current frame, drawn by ccgym's C renderer as Gymnasium draws it:
+        an (H, W, 3) uint8 array with render_mode="rgb_array"; with "human",
+        shown in a pygame window (``pip install "ccgym[render]"``) and None."""
         if self.render_mode is None:
             assert self.spec is None or self.spec.id
             gym.logger.warn(
@@ -135,14 +146,17 @@ class _CoreEnv(gym.Env):
                 'render_mode="rgb_array")'
             )
             return None
-        raise NotImplementedError(
-            f"ccgym does not draw {self._kind} yet (render_mode={self.render_mode!r}); "
-            "use Gymnasium's env for rendering until ccgym's C renderer lands"
-        )
+        from ccgym.rendering import render_env
+
+        return render_env(self)
 
     def close(self) -> None:
-        """Marks the env closed; later steps and resets raise RuntimeError."""
+        """Marks the env closed (later steps and resets raise RuntimeError)
+        and closes the render window if there is one."""
         self._core.closed = True
+        viewer = self.__dict__.pop("_viewer", None)
+        if viewer is not None:
+            viewer.close()
 
     def get_state(self) -> dict[str, Any]:
         """A snapshot of the env: physics state, RNG stream, last outputs.

@@ -99,8 +99,8 @@ class VectorEnv(gym.vector.VectorEnv):
             :class:`gymnasium.wrappers.vector.RecordEpisodeStatistics` adds
             them, computed in C; ``return_queue``, ``length_queue`` and
             ``time_queue`` hold the last ``stats_buffer_length`` episodes.
-        render_mode: accepted for API compatibility; rendering is not
-            implemented yet.
+        render_mode: None or ``"rgb_array"``: :meth:`render` returns the
+            frames of all instances, drawn in C.
         **env_kwargs: the single env's keywords (``sutton_barto_reward``,
             ``goal_velocity``, ``g``, ``torque_noise_max``) and physical
             parameters, each a scalar or an array of ``num_envs`` values (one
@@ -159,6 +159,8 @@ class VectorEnv(gym.vector.VectorEnv):
                 f"autoreset_mode must be one of {[m.value for m in AutoresetMode]}, "
                 f"got {autoreset_mode!r}"
             ) from None
+        if render_mode not in (None, "rgb_array"):
+            raise ValueError(f"render_mode must be None or 'rgb_array', got {render_mode!r}")
         single_cls = _single_env_class(self.env_id)
         kind = self._kind = single_cls._kind
         physics = {k: physics_value(k, v, int(num_envs))
@@ -182,7 +184,7 @@ class VectorEnv(gym.vector.VectorEnv):
         self.autoreset_mode = mode
         self.render_mode = render_mode
         self.metadata = {
-            "render_modes": list(proto.metadata["render_modes"]),
+            "render_modes": ["rgb_array"],
             "render_fps": proto.metadata["render_fps"],
             "autoreset_mode": mode,
         }
@@ -249,9 +251,24 @@ class VectorEnv(gym.vector.VectorEnv):
         """Closes the C core; later calls raise RuntimeError."""
         self._core.closed = True
 
-    def render(self):
-        """Rendering is not implemented yet (a later ccgym release draws in C)."""
-        raise NotImplementedError("ccgym's vector env does not render yet")
+    def render(self, indices=None) -> np.ndarray | None:
+        """Frames of all instances, or of ``indices`` (ints or a boolean
+        mask), drawn by C in one call: a (k, H, W, 3) uint8 array (iterating
+        it gives the per-instance frames SyncVectorEnv returns). None, with
+        Gymnasium's warning, when render_mode is None."""
+        if self.render_mode is None:
+            gym.logger.warn(
+                "You are calling render method without specifying any render mode. "
+                "You can specify the render_mode at initialization, "
+                f'e.g. gym.make_vec("ccgym/{self.env_id}", render_mode="rgb_array")'
+            )
+            return None
+        self._check_open()
+        if not self._core.has_reset:
+            raise gym.error.ResetNeeded("Cannot call render() before calling reset()")
+        from ccgym.rendering import render_batch
+
+        return render_batch(self._kind, self._core, indices, num_threads=self.num_threads)
 
     # ------------------------------------------------------- native extras
     @property

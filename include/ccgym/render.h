@@ -1,0 +1,56 @@
+/* Ports the render() methods of gymnasium/envs/classic_control/{cartpole,
+ * mountain_car,continuous_mountain_car,pendulum,acrobot}.py: a small software
+ * rasteriser that reproduces what pygame's gfxdraw/draw calls put on the
+ * canvas (same geometry, colours, canvas size and final vertical flip), for a
+ * batch of instances in one call.
+ * Keep in sync with python/ccgym/_render.pyx. */
+#ifndef CCGYM_RENDER_H_
+#define CCGYM_RENDER_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Same order as _core.ENV_KINDS. */
+enum ccgym_render_kind {
+    CCGYM_RENDER_CARTPOLE = 0,
+    CCGYM_RENDER_MOUNTAIN_CAR = 1,
+    CCGYM_RENDER_MOUNTAIN_CAR_CONTINUOUS = 2,
+    CCGYM_RENDER_PENDULUM = 3,
+    CCGYM_RENDER_ACROBOT = 4,
+    CCGYM_RENDER_NUM_KINDS = 5
+};
+
+/* Pendulum's torque icon (gymnasium/envs/classic_control/assets/clockwise.png)
+ * pre-scaled to every square size 0..max_size that smoothscale can be asked
+ * for: the s x s RGBA image (straight alpha) starts at rgba + offset[s]. */
+typedef struct ccgym_render_icon {
+    const uint8_t *rgba;
+    const size_t *offset; /* max_size + 1 entries */
+    int max_size;
+} ccgym_render_icon;
+
+typedef struct ccgym_render_job {
+    int kind;                      /* enum ccgym_render_kind */
+    const void *states;            /* the batch's array of ccgym_<env>_state */
+    const void *params;            /* the batch's ccgym_<env>_params: one shared, or one per instance */
+    size_t params_stride;          /* 0: all instances share params[0]; else sizeof(params struct) */
+    const int64_t *indices;        /* instances to draw (caller checks range); NULL: 0..count-1 */
+    size_t count;
+    const ccgym_render_icon *icon; /* NULL: Pendulum is drawn without its torque icon */
+    int antialias;                 /* 0: skip the anti-aliased outlines pygame draws */
+    uint8_t *out;                  /* count x out_h x out_w x channels, C order */
+    int out_h, out_w;              /* the canvas size gives full frames; else area-averaged */
+    int channels;                  /* 3: RGB; 1: luminance (0.2125, 0.7154, 0.0721) */
+} ccgym_render_job;
+
+/* Canvas size of a kind (600x400 or 500x500); -1 for an unknown kind. */
+int ccgym_render_canvas_size(int kind, int *width, int *height);
+size_t ccgym_render_state_size(int kind);
+size_t ccgym_render_params_size(int kind);
+
+/* Draws job->count frames, split over up to n_threads threads. Returns 0, or
+ * -1 if scratch memory (only needed for resized or grayscale output) could
+ * not be allocated or the job is malformed. */
+int ccgym_render(const ccgym_render_job *job, int n_threads);
+
+#endif /* CCGYM_RENDER_H_ */

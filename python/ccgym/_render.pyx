@@ -1,0 +1,164 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+"""Compiled renderer of ccgym: draws classic-control frames for a batch of
+instances from the C state structs of a :class:`ccgym._core.Batch`.
+The Python API is :mod:`ccgym.rendering`; this module checks buffers and
+calls C with the GIL released."""
+
+import numpy as np
+
+cimport numpy as cnp
+from libc.stdint cimport int64_t, uint8_t
+
+cnp.import_array()
+
+
+cdef extern from "ccgym/render.h" nogil:
+    enum:
+        CCGYM_RENDER_NUM_KINDS
+
+    ctypedef struct ccgym_render_icon:
+        const uint8_t *rgba
+        const size_t *offset
+        int max_size
+
+    ctypedef struct ccgym_render_job:
+        int kind
+        const void *states
+        const void *params
+        size_t params_stride
+        const int64_t *indices
+        size_t count
+        const ccgym_render_icon *icon
+        int antialias
+        uint8_t *out
+        int out_h
+        int out_w
+        int channels
+
+    int ccgym_render_canvas_size(int kind, int *width, int *height)
+    size_t ccgym_render_state_size(int kind)
+    size_t ccgym_render_params_size(int kind)
+    int ccgym_render(const ccgym_render_job *job, int n_threads)
+
+
+KINDS = ("CartPole", "MountainCar", "MountainCarContinuous", "Pendulum", "Acrobot")
+
+
+cdef int _kind_index(str kind) except -1:
+    try:
+        return KINDS.index(kind)
+    except ValueError:
+        raise ValueError(f"unknown env kind {kind!r}; expected one of {KINDS}") from None
+
+
+def canvas_size(str kind):
+    """(height, width) of the kind's canvas, as Gymnasium's screen."""
+    cdef int w = 0, h = 0
+    ccgym_render_canvas_size(_kind_index(kind), &w, &h)
+    return h, w
+
+
+def state_size(str kind):
+    """Bytes of one instance's C state struct."""
+    return ccgym_render_state_size(_kind_index(kind))
+
+
+cdef cnp.ndarray _bytes(obj, str name):
+    if not isinstance(obj, np.ndarray) or obj.dtype != np.uint8 or obj.ndim != 1 \
+            or not obj.flags.c_contiguous:
+        raise TypeError(f"{name} must be a contiguous 1-D uint8 array (a Batch's {name})")
+    return obj
+
+
+cdef class Icon:
+    """Pendulum's torque icon at every square size 0..max_size: ``images[s]``
+    is an (s, s, 4) uint8 RGBA array (straight alpha)."""
+
+    cdef ccgym_render_icon _icon
+    cdef readonly object rgba, offsets
+    cdef readonly int max_size
+
+    def __cinit__(self, images):
+        self.max_size = len(images) - 1
+        if self.max_size < 0:
+            raise ValueError("need at least the size-0 image")
+        offsets = np.zeros(self.max_size + 1, dtype=np.uintp)
+        parts = []
+        pos = 0
+        for s, im in enumerate(images):
+            im = np.ascontiguousarray(im, dtype=np.uint8)
+            if im.shape != (s, s, 4):
+                raise ValueError(f"images[{s}] has shape {im.shape}; expected ({s}, {s}, 4)")
+            offsets[s] = pos
+            parts.append(im.reshape(-1))
+            pos += im.size
+        self.rgba = np.concatenate(parts) if pos else np.zeros(1, dtype=np.uint8)
+        self.offsets = offsets
+        self._icon.rgba = <const uint8_t *>cnp.PyArray_DATA(<cnp.ndarray>self.rgba)
+        self._icon.offset = <const size_t *>cnp.PyArray_DATA(<cnp.ndarray>self.offsets)
+        self._icon.max_size = self.max_size
+
+
+def render(str kind, state_buffer, params_buffer, indices, out, int antialias=1,
+           icon=None, int num_threads=1):
+    """Draws instances ``indices`` (int64, or None for all) of ``state_buffer``
+    into ``out`` (uint8, C-contiguous, (k, h, w, channels)); a shape other
+    than the canvas's (or channels == 1) gives area-averaged frames.
+    ``icon`` is None or an :class:`Icon` (Pendulum's torque icon)."""
+    cdef int k = _kind_index(kind)
+    cdef cnp.ndarray states = _bytes(state_buffer, "state_buffer")
+    cdef cnp.ndarray params = _bytes(params_buffer, "params_buffer")
+    cdef size_t ssize = ccgym_render_state_size(k)
+    cdef size_t psize = ccgym_render_params_size(k)
+    if states.shape[0] % ssize != 0:
+        raise ValueError(f"state_buffer is not a whole number of {kind} states")
+    cdef Py_ssize_t n = states.shape[0] // ssize
+    # A Batch holds one params struct shared by all instances, or one each.
+    cdef size_t pstride
+    if params.shape[0] == <Py_ssize_t>psize:
+        pstride = 0
+    elif params.shape[0] == n * <Py_ssize_t>psize:
+        pstride = psize
+    else:
+        raise ValueError(f"params_buffer holds neither one nor {n} {kind} params structs")
+    cdef cnp.ndarray idx = None
+    cdef Py_ssize_t count = n
+    if indices is not None:
+        idx = np.ascontiguousarray(indices, dtype=np.int64)
+        if idx.ndim != 1:
+            raise ValueError("indices must be 1-D")
+        count = idx.shape[0]
+        if count and (idx.min() < 0 or idx.max() >= n):
+            raise IndexError(f"indices must be in [0, {n}), got {indices!r}")
+    if not isinstance(out, np.ndarray) or out.dtype != np.uint8 or out.ndim != 4 \
+            or not out.flags.c_contiguous or not out.flags.writeable:
+        raise TypeError("out must be a writeable C-contiguous uint8 array (k, h, w, channels)")
+    if out.shape[0] != count or out.shape[3] not in (1, 3) or out.shape[1] < 1 \
+            or out.shape[2] < 1:
+        raise ValueError(f"out has shape {out.shape}; expected ({count}, h, w, 1 or 3)")
+
+    cdef ccgym_render_job job
+    job.kind = k
+    job.states = cnp.PyArray_DATA(states)
+    job.params = cnp.PyArray_DATA(params)
+    job.params_stride = pstride
+    job.indices = NULL if idx is None else <const int64_t *>cnp.PyArray_DATA(idx)
+    job.count = count
+    job.icon = NULL
+    job.antialias = antialias
+    job.out = <uint8_t *>cnp.PyArray_DATA(<cnp.ndarray>out)
+    job.out_h = out.shape[1]
+    job.out_w = out.shape[2]
+    job.channels = out.shape[3]
+    cdef Icon ic
+    if icon is not None:
+        ic = <Icon?>icon
+        job.icon = &ic._icon
+    cdef int rc
+    if num_threads < 1:
+        raise ValueError(f"num_threads must be at least 1, got {num_threads}")
+    with nogil:
+        rc = ccgym_render(&job, num_threads)
+    if rc != 0:
+        raise MemoryError("ccgym_render could not allocate its scratch buffers")
+    return out

@@ -1,0 +1,169 @@
+"""``ccgym record ENV_ID [--model PATH] --out episode.gif``: a video of one
+episode, drawn by ccgym's C renderer, with a random policy or a trained
+Stable-Baselines3 model (SB3 is imported only when ``--model`` is given).
+
+GIFs are written with Pillow (or imageio); ``.mp4`` needs imageio with the
+imageio-ffmpeg plugin.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import Any, Callable
+
+import gymnasium as gym
+import numpy as np
+
+__all__ = ["add_parser", "check_video_path", "load_sb3_policy", "record_episode", "write_video"]
+
+_SB3_ALGOS = ("PPO", "A2C", "DQN", "SAC", "TD3", "DDPG")
+
+
+def check_video_path(path: str) -> str:
+    """The video format of ``path`` ("gif" or "mp4"), raising if it cannot be written."""
+    ext = os.path.splitext(path)[1].lower()
+    if ext == ".mp4":
+        try:
+            import imageio  # noqa: F401
+            import imageio_ffmpeg  # noqa: F401
+        except ImportError as e:
+            raise gym.error.DependencyNotInstalled(
+                "writing .mp4 needs imageio and imageio-ffmpeg "
+                "(`pip install imageio imageio-ffmpeg`); write a .gif instead"
+            ) from e
+        return "mp4"
+    if ext != ".gif":
+        raise ValueError(f"unsupported video format {ext!r}: use .gif or .mp4")
+    return "gif"
+
+
+def write_video(path: str, frames: list[np.ndarray], fps: float) -> None:
+    """Writes (H, W, 3) uint8 frames as a GIF (Pillow or imageio) or, for
+    ``.mp4``, through imageio-ffmpeg."""
+    if not frames:
+        raise ValueError("no frames to write")
+    if check_video_path(path) == "mp4":
+        import imageio.v2 as imageio
+
+        imageio.mimwrite(path, frames, fps=fps, macro_block_size=1)
+        return
+    duration_ms = int(round(1000 / fps))
+    try:
+        from PIL import Image
+
+        images = [Image.fromarray(f) for f in frames]
+        images[0].save(path, save_all=True, append_images=images[1:], duration=duration_ms,
+                       loop=0)
+    except ImportError:
+        try:
+            import imageio.v2 as imageio
+        except ImportError as e:
+            raise gym.error.DependencyNotInstalled(
+                "writing a .gif needs Pillow or imageio (`pip install pillow`)"
+            ) from e
+        imageio.mimsave(path, frames, duration=duration_ms, loop=0)
+
+
+def load_sb3_policy(path: str, algo: str | None = None) -> tuple[Callable, Any]:
+    """A policy ``obs -> action`` from an SB3 model file (algorithm ``algo``,
+    or the first of PPO, A2C, DQN, SAC, TD3, DDPG that loads it), and the
+    model's observation space."""
+    try:
+        import stable_baselines3 as sb3
+    except ImportError as e:
+        raise gym.error.DependencyNotInstalled(
+            'loading a model needs Stable-Baselines3: pip install "ccgym[sb3]"'
+        ) from e
+    errors = []
+    for name in ([algo] if algo else _SB3_ALGOS):
+        cls = getattr(sb3, name, None)
+        if cls is None:
+            raise ValueError(f"stable_baselines3 has no algorithm {name!r}")
+        try:
+            model = cls.load(path, device="cpu")
+        except Exception as e:  # wrong algorithm for this file: try the next
+            errors.append(f"{name}: {e}")
+            continue
+
+        def policy(obs: Any, model: Any = model) -> Any:
+            action, _ = model.predict(obs, deterministic=True)
+            return action
+
+        return policy, model.observation_space
+    raise ValueError(f"could not load {path!r} as an SB3 model: " + "; ".join(errors))
+
+
+def _make_env(env_id: str, obs_space: Any, seed: int) -> tuple[gym.Env, Callable]:
+    """The recorded env; if the model sees images, its observations are
+    ccgym's pixel observations in the model's layout."""
+    import ccgym  # noqa: F401  (registers the ids)
+    from ccgym.rendering import PixelObservation
+
+    full = env_id if env_id.startswith("ccgym/") else f"ccgym/{env_id}"
+    env = gym.make(full, render_mode="rgb_array")
+    adapt: Callable = lambda obs: obs  # noqa: E731
+    shape = getattr(obs_space, "shape", None)
+    if shape is not None and len(shape) == 3:
+        channel_first = shape[0] in (1, 3) and shape[-1] not in (1, 3)
+        h, w, c = (shape[1], shape[2], shape[0]) if channel_first else shape
+        env = PixelObservation(env, shape=(h, w), grayscale=c == 1)
+        if channel_first:
+            adapt = lambda obs: np.transpose(obs, (2, 0, 1))  # noqa: E731
+    env.action_space.seed(seed)
+    return env, adapt
+
+
+def record_episode(env_id: str, out: str, policy: Callable | None = None, *, seed: int = 0,
+                   max_steps: int | None = None, fps: float | None = None,
+                   obs_space: Any = None) -> int:
+    """Plays one episode of ``env_id`` (seeded ``seed``) with ``policy``
+    (``obs -> action``; None: random actions) and writes its frames to
+    ``out``. Returns the number of frames."""
+    check_video_path(out)
+    env, adapt = _make_env(env_id, obs_space, seed)
+    obs, _ = env.reset(seed=seed)
+    frames = [env.render()]
+    steps = 0
+    while max_steps is None or steps < max_steps:
+        action = env.action_space.sample() if policy is None else policy(adapt(obs))
+        obs, _, terminated, truncated, _ = env.step(action)
+        frames.append(env.render())
+        steps += 1
+        if terminated or truncated:
+            break
+    write_video(out, frames, fps or env.metadata["render_fps"])
+    env.close()
+    return len(frames)
+
+
+def _record(args: argparse.Namespace) -> int:
+    policy, obs_space = (None, None)
+    try:
+        check_video_path(args.out)
+        if args.model:
+            policy, obs_space = load_sb3_policy(args.model, args.algo)
+        n = record_episode(args.env_id, args.out, policy, seed=args.seed,
+                           max_steps=args.max_steps, fps=args.fps, obs_space=obs_space)
+    except (gym.error.Error, ValueError, OSError) as e:
+        print(f"ccgym record: {e}", file=sys.stderr)
+        return 2
+    who = f"model {args.model}" if args.model else "random policy"
+    print(f"wrote {args.out}: {n} frames of {args.env_id} ({who})")
+    return 0
+
+
+def add_parser(sub: Any) -> None:
+    """Adds the ``record`` subcommand to the ``ccgym`` command line."""
+    p = sub.add_parser("record", help="write a video of one episode (random policy or SB3 model)")
+    p.add_argument("env_id", help="e.g. CartPole-v1 or ccgym/Pendulum-v1")
+    p.add_argument("--model", help="a Stable-Baselines3 model .zip (default: random actions)")
+    p.add_argument("--algo", help="the model's SB3 algorithm (default: try PPO, A2C, DQN, ...)")
+    p.add_argument("--out", default="episode.gif", help="output .gif or .mp4 (default: %(default)s)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--max-steps", type=int, default=None,
+                   help="stop after this many steps (default: the episode's end)")
+    p.add_argument("--fps", type=float, default=None,
+                   help="frames per second (default: the env's render_fps)")
+    p.set_defaults(func=_record)
