@@ -249,10 +249,20 @@ def test_attrs_methods_wrappers_and_render():
     assert ours.env_is_wrapped(Monitor) == [False] * 3
     assert reference("Pendulum-v1", 1).env_is_wrapped(gym.wrappers.TimeLimit) == [True]
 
-    with pytest.raises(NotImplementedError, match="render"):
-        ours.render()
-    with pytest.raises(NotImplementedError, match="render"):
-        ours.get_images()
+    with pytest.warns(UserWarning, match="rgb_array"):
+        assert ours.get_images() == [None] * 3
+    drawn = VecEnv("CartPole-v1", 3, render_mode="rgb_array")
+    drawn.seed(7)
+    drawn.reset()
+    images = drawn.get_images()
+    assert len(images) == 3 and all(im.shape == (400, 600, 3) for im in images)
+    # The frames are the single env's frames for the same state.
+    for i in range(3):
+        single = gym.make("ccgym/CartPole-v1", render_mode="rgb_array")
+        single.reset(seed=7 + i)
+        assert np.array_equal(single.render(), images[i])
+    tiled = drawn.render()
+    assert tiled.ndim == 3 and tiled.shape[2] == 3 and tiled.shape[0] >= 400
     with pytest.raises(ValueError):
         VecEnv("Pendulum-v1", 2, render_mode="bogus")
     with pytest.raises(gym.error.Error):

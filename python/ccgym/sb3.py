@@ -40,11 +40,6 @@ from ccgym.vector import check_batch_args, resolve_env_id
 
 __all__ = ["VecEnv", "VecMonitor", "make_vec_env"]
 
-_RENDER_MESSAGE = (
-    "ccgym does not render yet (a C renderer is planned); for videos, evaluate the "
-    "trained model on Gymnasium's own env, e.g. DummyVecEnv([lambda: gym.make(id, "
-    "render_mode='rgb_array')])"
-)
 
 
 class VecEnv(_SB3VecEnv):
@@ -118,6 +113,7 @@ class VecEnv(_SB3VecEnv):
         self._attrs: list[dict[str, Any]] = [{} for _ in range(int(num_envs))]
         self._actions: Any = None
         self._has_reset = False
+        self._viewer = None
         self.closed = False
         super().__init__(int(num_envs), self._proto.observation_space, self._proto.action_space)
         self.metadata = self._proto.metadata
@@ -195,12 +191,39 @@ class VecEnv(_SB3VecEnv):
 
     # ------------------------------------------------------------ rendering
     def render(self, mode: str | None = None) -> np.ndarray | None:
-        """Not implemented yet: raises NotImplementedError."""
-        raise NotImplementedError(_RENDER_MESSAGE)
+        """SB3's render: with render_mode="rgb_array" the frames of all
+        instances (drawn by C in one call) tiled into one image; with
+        render_mode="human" that image shown in a pygame window."""
+        if self.render_mode == "human" and mode in (None, "human"):
+            from stable_baselines3.common.vec_env.base_vec_env import tile_images
+
+            from ccgym.rendering import Viewer
+
+            big = tile_images(self._frames())
+            if self._viewer is None:
+                self._viewer = Viewer(big.shape[1], big.shape[0],
+                                      self.metadata["render_fps"], "ccgym VecEnv")
+            self._viewer.show(big)
+            return None
+        return super().render(mode)
 
     def get_images(self) -> Sequence[np.ndarray | None]:
-        """Not implemented yet: raises NotImplementedError."""
-        raise NotImplementedError(_RENDER_MESSAGE)
+        """One (H, W, 3) uint8 frame per instance (render_mode="rgb_array"),
+        drawn by C in one call; None per instance otherwise, as DummyVecEnv."""
+        if self.render_mode != "rgb_array":
+            warnings.warn(
+                f"The render mode is {self.render_mode}, but this method assumes it is "
+                "`rgb_array` to obtain images."
+            )
+            return [None for _ in range(self.num_envs)]
+        return list(self._frames())
+
+    def _frames(self) -> np.ndarray:
+        from ccgym.rendering import render_batch
+
+        if not self._has_reset:
+            raise gym.error.ResetNeeded("Cannot render before calling reset()")
+        return render_batch(self._kind, self._core)
 
     # ----------------------------------------------- attributes and methods
     def get_attr(self, attr_name: str, indices: VecEnvIndices = None) -> list[Any]:
@@ -261,7 +284,8 @@ class VecEnv(_SB3VecEnv):
             self.set_attr(*method_args, indices=idx, **method_kwargs)
             return [None] * len(idx)
         if method_name == "render":
-            raise NotImplementedError(_RENDER_MESSAGE)
+            frames = self._frames()
+            return [frames[i] if self.render_mode == "rgb_array" else None for i in idx]
         raise AttributeError(
             f"ccgym's VecEnv has no per-instance method {method_name!r}; supported: "
             "reset, get_wrapper_attr, set_wrapper_attr, render"
