@@ -66,7 +66,8 @@ class VecEnv(_SB3VecEnv):
         max_episode_steps: the time limit; None takes the registered one
             (as ``gym.make``), 0 means none.
         num_threads: threads for each C step (results do not depend on it).
-        render_mode: accepted and validated, but rendering is not implemented.
+        render_mode: None, "rgb_array" (``get_images``/``render`` return C-drawn
+            frames) or "human" (``render`` shows the tiled frames with pygame).
         **env_kwargs: the single env's keywords (``g``, ``goal_velocity``, ...).
     """
 
@@ -274,7 +275,7 @@ class VecEnv(_SB3VecEnv):
         """Calls a method on instances. Supported: ``reset(seed=None,
         options=None)`` (resets just those instances; returns ``(obs, {})``
         each), ``get_wrapper_attr(name)``, ``set_wrapper_attr(name, value)``
-        and ``render()`` (not implemented)."""
+        and ``render()`` (each instance's frame with render_mode="rgb_array")."""
         idx = list(self._get_indices(indices))
         if method_name == "reset":
             return self._reset_some(idx, *method_args, **method_kwargs)
