@@ -170,6 +170,8 @@ def test_num_threads_give_identical_results(env_id, mode):
     mask = np.random.default_rng(1).random(THREAD_N) < 0.3
 
     def compare(results, where):
+        # Episode wall times ("t") legitimately differ between the envs.
+        results = [(*r[:-1], _without_time(r[-1])) for r in results]
         for r in results[1:]:
             assert_results_equal(r, results[0], where)
         for name in THREAD_BUFFERS:
@@ -277,12 +279,13 @@ def test_copy_true_returns_fresh_arrays(env_id, mode):
 @pytest.mark.parametrize("mode", MODES, ids=lambda m: m.value)
 @pytest.mark.parametrize("env_id", ["CartPole-v1", "MountainCarContinuous-v0"])
 def test_copy_false_returns_internal_buffers(env_id, mode):
-    env = ccgym.make_vec(env_id, 16, autoreset_mode=mode, copy=False)
-    twin = ccgym.make_vec(env_id, 16, autoreset_mode=mode, copy=True)
+    env = ccgym.make_vec(env_id, 16, autoreset_mode=mode, copy=False, max_episode_steps=60)
+    twin = ccgym.make_vec(env_id, 16, autoreset_mode=mode, copy=True, max_episode_steps=60)
     assert env.copy is False
     obs0, _ = env.reset(seed=2)
     assert bits(obs0) == bits(twin.reset(seed=2)[0])
     first = None
+    finals = []
     for t, a in enumerate(sample_actions(env, 2, 200)):
         out = env.step(a)
         expected = twin.step(a)
@@ -296,10 +299,19 @@ def test_copy_false_returns_internal_buffers(env_id, mode):
                 assert np.shares_memory(x, y)
             assert bits(first[0]) == bits(expected[0])
         done = expected[2] | expected[3]
+        if "final_obs" in out[4]:
+            finals.append((out[4]["final_obs"], copy.deepcopy(out[4]["final_obs"])))
         if mode is AutoresetMode.DISABLED and done.any():
             o, _ = env.reset(options={"reset_mask": done})
             assert np.shares_memory(o, obs0)
             assert bits(o) == bits(twin.reset(options={"reset_mask": done})[0])
+    # SAME_STEP final observations are the caller's even with copy=False.
+    assert (len(finals) > 0) == (mode is AutoresetMode.SAME_STEP)
+    for got, snapshot in finals:
+        assert_same(got, snapshot, "final_obs changed by later steps")
+        for x in (x for x in got if x is not None):
+            assert not np.shares_memory(x, env._core.final_obs)
+            assert not np.shares_memory(x, env._core.obs)
 
 
 # ------------------------------------------------------ episode statistics
@@ -592,6 +604,7 @@ BAD_MASKS = [
     ("2-d", lambda n: np.ones((n, 1), bool)),
     ("scalar", lambda n: np.bool_(True)),
     ("all False", lambda n: np.zeros(n, bool)),
+    ("None", lambda n: None),
 ]
 
 

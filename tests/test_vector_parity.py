@@ -250,7 +250,63 @@ def test_partial_resets(env_id, mode):
 def test_large_seeds(seed, mode):
     """Seeds crossing the 32- and 64-bit boundaries (instance i gets seed + i)."""
     ref, ours = make_pair("CartPole-v1", N_SMALL, mode)
-    run(ref, ours, 200, seed=seed, events={100: {"seed": seed}}, label=str(seed))
+    mask = np.array([True, False, True, True, False, False, True])
+    run(ref, ours, 200, seed=seed, label=str(seed), events={
+        100: {"seed": seed},
+        150: {"seed": seed + 1, "options": {"reset_mask": mask}},
+    })
+
+
+@pytest.mark.parametrize("mode", MODES, ids=lambda m: m.value)
+def test_terminated_and_truncated_on_the_same_step(mode):
+    """A fall on the last allowed step is reported as both terminated and
+    truncated, as Gymnasium's TimeLimit does."""
+    probe = gym.make("CartPole-v1")
+    probe.reset(seed=42)
+    t_fall = 1
+    while not probe.step(1)[2]:
+        t_fall += 1
+    probe.close()
+    n = 3
+    ref, ours = make_pair("CartPole-v1", n, mode, max_episode_steps=t_fall)
+    reset_both(ref, ours, "reset", seed=[42, 42, 42])
+    ones = np.ones(n, np.int64)
+    for t in range(t_fall):
+        _, _, term, trunc, _ = step_both(ref, ours, ones, f"step {t}")
+    assert term.all() and trunc.all()
+    ref.close()
+    ours.close()
+
+
+@pytest.mark.parametrize("mode", MODES, ids=lambda m: m.value)
+@pytest.mark.parametrize("env_id", ["CartPole-v1", "Acrobot-v1", "Pendulum-v1"])
+def test_masked_reset_of_done_instances(env_id, mode):
+    """A masked reset of instances that are done (NEXT_STEP: awaiting their
+    autoreset) clears the pending autoreset exactly as SyncVectorEnv does;
+    unmasked done instances still autoreset on the next step."""
+    n = 6
+    ref, ours = make_pair(env_id, n, mode, max_episode_steps=10)
+    reset_both(ref, ours, "reset", seed=0)
+    src = ActionSource(ref.action_space, ref.single_action_space, 0)
+    for t in range(9):
+        step_both(ref, ours, src(), f"step {t}")
+    # Stagger: instances 0-2 restart now so that they end 3 steps later than 3-5.
+    early = np.array([True, True, True, False, False, False])
+    reset_both(ref, ours, "stagger", options={"reset_mask": early})
+    hit = 0
+    for t in range(9, 30):
+        _, _, term, trunc, _ = step_both(ref, ours, src(), f"step {t}")
+        done = term | trunc
+        if done[3] and not done[0]:
+            mask = np.array([False, True, False, True, True, False])
+            hit += 1
+            reset_both(ref, ours, f"mask after {t}", seed=[None, 5, None, 7, None, None],
+                       options={"reset_mask": mask})
+            if mode == AutoresetMode.DISABLED and (done & ~mask).any():
+                reset_both(ref, ours, "rest", options={"reset_mask": done & ~mask})
+        elif mode == AutoresetMode.DISABLED and done.any():
+            reset_both(ref, ours, f"reset after {t}", options={"reset_mask": done})
+    assert hit
 
 
 KWARG_CASES = [
