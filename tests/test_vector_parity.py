@@ -65,8 +65,8 @@ def assert_same(ours, ref, where):
         assert ours.dtype == ref.dtype, f"{where}: dtype {ours.dtype} != {ref.dtype}"
         assert ours.shape == ref.shape, f"{where}: shape {ours.shape} != {ref.shape}"
         if ref.dtype == object:
-            for i, (a, b) in enumerate(zip(ours.ravel(), ref.ravel())):
-                assert_same(a, b, f"{where}[{i}]")
+            assert ours.dtype == object and ours.shape == ref.shape, where
+            _assert_same_objects(ours.ravel(), ref.ravel(), where)
         elif ours.tobytes() != ref.tobytes():
             a = ours.view(np.uint8).reshape(ours.shape[0], -1) if ours.ndim else ours
             b = ref.view(np.uint8).reshape(ref.shape[0], -1) if ref.ndim else ref
@@ -78,6 +78,21 @@ def assert_same(ours, ref, where):
         assert ours is None, f"{where}: {ours!r} is not None"
     else:
         assert type(ours) is type(ref) and ours == ref, f"{where}: {ours!r} != {ref!r}"
+
+
+def _assert_same_objects(ours, ref, where):
+    """Object arrays (final_obs): None in the same places, the arrays bit-exact;
+    vectorised when every entry is an array of one dtype and shape (N=20000)."""
+    arrays_o = [x for x in ours if x is not None]
+    arrays_r = [x for x in ref if x is not None]
+    same_none = [x is None for x in ours] == [x is None for x in ref]
+    kinds = {(type(x), getattr(x, "dtype", None), getattr(x, "shape", None))
+             for x in arrays_o + arrays_r}
+    if same_none and len(kinds) == 1 and next(iter(kinds))[0] is np.ndarray:
+        if np.stack(arrays_o).tobytes() == np.stack(arrays_r).tobytes():
+            return
+    for i, (a, b) in enumerate(zip(ours, ref)):
+        assert_same(a, b, f"{where}[{i}]")
 
 
 def reset_both(ref, ours, where, **kwargs):
@@ -246,7 +261,7 @@ def test_partial_resets(env_id, mode):
 
 
 @pytest.mark.parametrize("mode", MODES, ids=lambda m: m.value)
-@pytest.mark.parametrize("seed", [0, 2**32 - 3, 2**64 - 3, 2**70 + 5])
+@pytest.mark.parametrize("seed", [0, 2**32 - 3, 2**64 - N_SMALL, 2**64 - 3, 2**70 + 5])
 def test_large_seeds(seed, mode):
     """Seeds crossing the 32- and 64-bit boundaries (instance i gets seed + i)."""
     ref, ours = make_pair("CartPole-v1", N_SMALL, mode)
