@@ -652,13 +652,11 @@ BAD_SEEDS = [
     ("negative", -1, gym.error.Error, "Seed must be greater or equal to zero"),
     ("float", 1.5, TypeError, "seed must be None, an int or a list"),
     ("string", "3", TypeError, "seed must be None, an int or a list"),
-    ("bool", True, TypeError, "seed must be None, an int or a list"),
     ("dict", {0: 1}, TypeError, "seed must be None, an int or a list"),
     ("short list", [0, 1, 2], ValueError, "the length must match num_envs=4"),
     ("long list", [0, 1, 2, 3, 4], ValueError, "the length must match num_envs=4"),
     ("negative in list", [0, 1, -2, 3], gym.error.Error, "greater or equal to zero"),
     ("float in list", [0, 1, 2.0, 3], gym.error.Error, "Seed must be a python integer"),
-    ("bool in list", [0, True, 2, 3], gym.error.Error, "Seed must be a python integer"),
     ("string in list", [0, 1, "2", 3], gym.error.Error, "Seed must be a python integer"),
 ]
 
@@ -673,6 +671,19 @@ def test_bad_seeds(seed, exc, match):
         env.reset(seed=seed, options={"reset_mask": np.array([True, False, True, True])})
     # Nothing was seeded or reset by the rejected calls.
     _assert_untouched(env, twin)
+
+
+@pytest.mark.parametrize("seed", [True, False, [0, True, None, 3]])
+def test_bool_seeds_as_gymnasium(seed):
+    """Gymnasium takes a bool seed as the int it is (True + i for instance i)."""
+    ref = make_ref("CartPole-v1", N4)
+    ours = ccgym.make_vec("CartPole-v1", N4)
+    ref.reset(seed=7)
+    ours.reset(seed=7)
+    for t, a in enumerate(sample_actions(ref, 7, 60)):
+        if t == 30:
+            assert_results_equal(ours.reset(seed=seed), ref.reset(seed=seed), "reset")
+        assert_results_equal(ours.step(a), ref.step(a), f"step {t}")
 
 
 def test_numpy_integer_seeds_are_accepted():
