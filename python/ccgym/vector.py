@@ -222,8 +222,9 @@ class VectorEnv(gym.vector.VectorEnv):
             options = dict(options)
             if "reset_mask" in options:
                 mask = self._reset_mask(options.pop("reset_mask"))
-        self._seed(seed, mask)
+        # Parse the options before seeding, so a rejected reset changes nothing.
         a, b = parse_reset_bounds(self._kind, options)
+        self._seed(seed, mask)
         self._core.reset(mask, a, b)
         self._core.has_reset = True
         now = time.perf_counter()
