@@ -132,7 +132,11 @@ def test_spaces_and_metadata_match_sync_vector_env(env_id, mode, render_mode):
         for name in ("observation_space", "action_space", "single_observation_space",
                      "single_action_space"):
             assert_space_equal(getattr(ours, name), getattr(ref, name))
-        assert ours.metadata == ref.metadata
+        # The vector env draws rgb_array frames only (as Gymnasium's own
+        # CartPoleVectorEnv declares); SyncVectorEnv copies its sub-envs' list.
+        assert ours.metadata["render_modes"] == ["rgb_array"]
+        assert {k: v for k, v in ours.metadata.items() if k != "render_modes"} == {
+            k: v for k, v in ref.metadata.items() if k != "render_modes"}
         assert ours.metadata["autoreset_mode"] is mode
         assert isinstance(ours.metadata["autoreset_mode"], AutoresetMode)
         assert ours.num_envs == ref.num_envs == n
@@ -416,6 +420,8 @@ BAD_DISCRETE = [
     ("float list", lambda k: [0.0, 1.0, 0.0, 1.0], TypeError,
      "discrete actions must be integers"),
     ("nan", lambda k: np.full(N4, np.nan), TypeError, "discrete actions must be integers"),
+    # Gymnasium's Discrete.contains rejects np.bool_ actions (SyncVectorEnv asserts).
+    ("bool", lambda k: np.zeros(N4, bool), TypeError, "discrete actions must be integers"),
     ("string", lambda k: np.array(["0", "1", "0", "1"]), TypeError,
      "discrete actions must be integers"),
     ("object", lambda k: np.array([0, 1, 0, None], dtype=object), TypeError,
@@ -738,7 +744,7 @@ CTOR_CASES = [
     ("max steps 2**64", {"max_episode_steps": 2**64}, OverflowError, "too large"),
     ("num_threads 2**64", {"num_threads": 2**64}, OverflowError, "too large"),
     ("num_envs 2**64", {"num_envs": 2**64}, OverflowError, "too large"),
-    ("render_mode", {"render_mode": "bogus"}, ValueError, "render_mode must be None or one of"),
+    ("render_mode", {"render_mode": "bogus"}, ValueError, "render_mode must be None or 'rgb_array'"),
     ("unknown kwarg", {"foo": 1}, TypeError, "unexpected keyword argument 'foo'"),
     ("kwarg of another env", {"g": 9.8}, TypeError, "unexpected keyword argument 'g'"),
 ]
@@ -776,11 +782,18 @@ def test_max_episode_steps_zero_means_no_limit():
     assert (env.elapsed_steps == 450).all()
 
 
-def test_render_is_not_implemented():
-    env = ccgym.make_vec("CartPole-v1", 2, render_mode="rgb_array")
-    env.reset(seed=0)
-    with pytest.raises(NotImplementedError, match="does not render"):
-        env.render()
+def test_render_returns_each_instances_frame():
+    """render() draws every instance (or the chosen ones) in one call; each
+    frame is the single env's frame for the same seed."""
+    env = ccgym.make_vec("CartPole-v1", 3, render_mode="rgb_array")
+    env.reset(seed=5)
+    frames = env.render()
+    assert frames.shape == (3, 400, 600, 3) and frames.dtype == np.uint8
+    for i in range(3):
+        single = ccgym.CartPoleEnv(render_mode="rgb_array")
+        single.reset(seed=5 + i)
+        assert np.array_equal(single.render(), frames[i])
+    assert np.array_equal(env.render(indices=[2]), frames[2:])
 
 
 def test_options_dict_not_mutated():

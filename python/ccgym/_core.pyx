@@ -393,7 +393,7 @@ cdef class Batch:
                 arr = np.asarray(actions)
             except Exception as e:  # ragged lists and the like
                 raise TypeError(f"actions must be an array of integers: {e}") from None
-        if arr.dtype.kind not in "iub":
+        if arr.dtype.kind not in "iu":  # bool too: Gymnasium's Discrete rejects np.bool_
             raise TypeError(
                 f"discrete actions must be integers, got an array of dtype {arr.dtype}")
         if arr.ndim != 1 or arr.shape[0] != self.num_envs:
