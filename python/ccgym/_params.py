@@ -70,7 +70,10 @@ PHYSICS = {
 def physics_value(name: str, value: Any, num_envs: int) -> float | np.ndarray:
     """A physical parameter as a float or a float64 array of length num_envs."""
     if np.ndim(value) == 0:
-        return _number(name, value.item() if isinstance(value, np.ndarray) else value)
+        number = _number(name, value.item() if isinstance(value, np.ndarray) else value)
+        if not math.isfinite(number):
+            raise ValueError(f"{name} must be finite, got {number}")
+        return number
     arr = np.asarray(value)
     if arr.dtype.kind not in "fiu":
         raise TypeError(f"{name} must be real numbers, got dtype {arr.dtype}")
@@ -94,7 +97,9 @@ PARAMS = {
 
 
 def _number(name: str, value: Any) -> float:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.number)):
+    if isinstance(value, (bool, np.bool_, np.complexfloating)) or not isinstance(
+        value, (int, float, np.number)
+    ):
         raise TypeError(f"{name} must be a real number, got {value!r}")
     return float(value)
 
