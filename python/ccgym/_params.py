@@ -101,7 +101,10 @@ def _number(name: str, value: Any) -> float:
         value, (int, float, np.number)
     ):
         raise TypeError(f"{name} must be a real number, got {value!r}")
-    return float(value)
+    try:
+        return float(value)
+    except OverflowError:
+        raise OverflowError(f"{name} is too large for a float: {value!r}") from None
 
 
 def _verify_number_and_cast(x: Any) -> float:
