@@ -439,8 +439,11 @@ def _bad_snapshots(snap: dict, other_kind: dict, other_size: dict):
         yield f"list {key}", as_list, ValueError, "must be an array"
     flat = dict(snap, obs=snap["obs"].reshape(-1))
     yield "flat obs", flat, ValueError, "shape"
-    yield "kind None", dict(snap, kind=None), ValueError, "is for"
-    yield "num_envs str", dict(snap, num_envs="4"), ValueError, "is for"
+    yield "kind None", dict(snap, kind=None), ValueError, "kind"
+    yield "kind array", dict(snap, kind=np.array([snap["kind"]] * 2)), ValueError, "kind"
+    yield "has_reset array", dict(snap, has_reset=np.ones(2)), TypeError, "has_reset"
+    yield "has_reset str", dict(snap, has_reset="yes"), TypeError, "has_reset"
+    yield "num_envs str", dict(snap, num_envs="4"), ValueError, "num_envs"
 
 
 @pytest.mark.parametrize("env_id", ENV_IDS)

@@ -107,6 +107,24 @@ def _number(name: str, value: Any) -> float:
         raise OverflowError(f"{name} is too large for a float: {value!r}") from None
 
 
+def check_snapshot(snap: Any) -> None:
+    """The scalar entries of a get_state() snapshot, checked before the core
+    copies any array (so a bad snapshot is rejected without a partial write)."""
+    if not isinstance(snap, dict):
+        raise TypeError(f"state must be a dict from get_state(), got {type(snap).__name__}")
+    if not isinstance(snap.get("kind"), str):
+        raise ValueError(f"state['kind'] must be an env kind (a str), got {snap.get('kind')!r}")
+    num_envs = snap.get("num_envs")
+    if isinstance(num_envs, (bool, np.bool_)) or not isinstance(num_envs, (int, np.integer)):
+        raise ValueError(f"state['num_envs'] must be an int, got {num_envs!r}")
+    if "has_reset" in snap and not isinstance(snap["has_reset"], (bool, np.bool_)):
+        raise TypeError(f"state['has_reset'] must be a bool, got {snap['has_reset']!r}")
+    if "np_random_seed" in snap:
+        seed = snap["np_random_seed"]
+        if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
+            raise TypeError(f"state['np_random_seed'] must be an int, got {seed!r}")
+
+
 def _verify_number_and_cast(x: Any) -> float:
     """gymnasium.envs.classic_control.utils.verify_number_and_cast."""
     try:

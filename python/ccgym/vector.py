@@ -21,7 +21,13 @@ from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
 from ccgym import _core
-from ccgym._params import PARAMS, PHYSICS, parse_reset_bounds, physics_value
+from ccgym._params import (
+    PARAMS,
+    PHYSICS,
+    check_snapshot,
+    parse_reset_bounds,
+    physics_value,
+)
 
 __all__ = ["VectorEnv"]
 
@@ -299,6 +305,7 @@ class VectorEnv(gym.vector.VectorEnv):
         """Restores a snapshot from :meth:`get_state` of an env with the same
         id and num_envs (physical parameters are not part of it)."""
         with self._exclusive():
+            check_snapshot(state)
             self._core.set_state(state)
 
     def _constructor_kwargs(self) -> dict[str, Any]:
