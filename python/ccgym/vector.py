@@ -320,10 +320,9 @@ class VectorEnv(gym.vector.VectorEnv):
         }
 
     def __getstate__(self) -> dict[str, Any]:
-        self._check_open()
         return {
             "kwargs": self._constructor_kwargs(),
-            "state": self._core.get_state(),
+            "state": self.get_state(),  # checks open; not torn by a concurrent step
             "stats": (self.episode_count, list(self.return_queue), list(self.length_queue),
                       list(self.time_queue)),
             "spec": getattr(self, "spec", None),
