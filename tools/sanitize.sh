@@ -43,7 +43,11 @@ if [[ "${SANITIZE_SKIP_BUILD:-0}" != 1 ]]; then
 fi
 
 # Refuse to run an uninstrumented build (the suite would pass vacuously).
-CORE=$("$PY" -c "import importlib.util as u; print(u.find_spec('ccgym._core').origin)")
+# (Located without importing ccgym: loading the instrumented module without
+# the preloaded ASan runtime aborts.)
+CORE=$("$PY" -c "import glob, importlib.util as u, os
+d = u.find_spec('ccgym').submodule_search_locations[0]
+print(glob.glob(os.path.join(d, '_core*.so'))[0])")
 if ! nm -D "$CORE" 2>/dev/null | grep -q "__asan_report\|__ubsan_handle"; then
   echo "sanitize.sh: $CORE is not instrumented (was CCGYM_SANITIZE honoured?)" >&2
   exit 3
