@@ -139,6 +139,11 @@ cdef class Batch:
         if num_threads < 1:
             raise ValueError(f"num_threads must be at least 1, got {num_threads}")
         self._def = _env_def(kind)
+        # Bounds check: buffer sizes are num_envs * (at most a few hundred
+        # bytes); beyond 2**52 instances those products overflow Py_ssize_t
+        # (UB) or size_t (a silently tiny buffer). No machine has that memory.
+        if num_envs > 2 ** 52:
+            raise MemoryError(f"num_envs={num_envs} is too large to allocate")
         self.kind = kind
         self.num_envs = num_envs
         self.obs_dim = self._def.obs_dim
