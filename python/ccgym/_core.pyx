@@ -186,6 +186,11 @@ cdef class Batch:
         if num_threads < 1:
             raise ValueError(f"num_threads must be at least 1, got {num_threads}")
         self._def = _env_def(kind, precision)
+        # Bounds check: buffer sizes are num_envs * (at most a few hundred
+        # bytes); beyond 2**52 instances those products overflow Py_ssize_t
+        # (UB) or size_t (a silently tiny buffer). No machine has that memory.
+        if num_envs > 2 ** 52:
+            raise MemoryError(f"num_envs={num_envs} is too large to allocate")
         self.kind = kind
         self.precision = precision
         self.num_envs = num_envs
@@ -264,7 +269,11 @@ cdef class Batch:
 
     def set_params(self, dict params):
         """Replaces the physical parameters (takes effect from the next step)."""
-        self._init_params(params)
+        self._enter()
+        try:
+            self._init_params(params)
+        finally:
+            self._busy = False
 
     @property
     def max_episode_steps(self):
@@ -283,10 +292,25 @@ cdef class Batch:
                 "are not thread-safe: give each thread its own env")
         return 0
 
+    cdef inline int _enter(self) except -1:
+        """Claims the batch for a call that changes it. The flag goes up before
+        any validation (which may run Python code or release the GIL) and the
+        caller lowers it in a finally: a second thread gets a RuntimeError."""
+        self._check_open()
+        self._busy = True
+        return 0
+
     # ---------------------------------------------------------------- seeding
     def seed_entropy(self, mask=None):
         """Seeds instances (all, or where mask is True) from OS entropy, as
         numpy's SeedSequence() does with no seed."""
+        self._enter()
+        try:
+            self._seed_entropy(mask)
+        finally:
+            self._busy = False
+
+    def _seed_entropy(self, mask):
         cdef cnp.ndarray words = np.frombuffer(os.urandom(16 * self.num_envs),
                                                dtype=np.uint32).reshape(self.num_envs, 4).copy()
         cdef const uint32_t *w = <const uint32_t *>cnp.PyArray_DATA(words)
@@ -303,6 +327,13 @@ cdef class Batch:
 
     def seed_range(self, seed, mask=None):
         """Seeds instance i with seed + i (all, or where mask is True)."""
+        self._enter()
+        try:
+            self._seed_range(seed, mask)
+        finally:
+            self._busy = False
+
+    def _seed_range(self, seed, mask):
         cdef Py_ssize_t i
         cdef cnp.ndarray marr
         cdef const uint8_t *m
@@ -318,7 +349,7 @@ cdef class Batch:
         m = <const uint8_t *>cnp.PyArray_DATA(marr)
         for i in range(self.num_envs):
             if m[i]:
-                self.seed_one(i, seed + i)
+                self._seed_one(i, seed + i)
 
     cdef int _check_index(self, Py_ssize_t i) except -1:
         if not 0 <= i < self.num_envs:
@@ -328,6 +359,13 @@ cdef class Batch:
     def seed_one(self, Py_ssize_t i, seed):
         """Seeds instance i with an integer seed (numpy SeedSequence semantics)."""
         self._check_index(i)
+        self._enter()
+        try:
+            self._seed_one(i, seed)
+        finally:
+            self._busy = False
+
+    cdef _seed_one(self, Py_ssize_t i, seed):
         cdef cnp.ndarray words = int_seed_words(seed)
         ccgym_pcg64_seed_words(&self._b.rng[i], <const uint32_t *>cnp.PyArray_DATA(words),
                                words.shape[0])
@@ -368,18 +406,18 @@ cdef class Batch:
     def reset(self, mask=None, a=None, b=None):
         """Resets all instances (or where mask is True) with reset bounds (a, b),
         the env's defaults when None."""
-        self._check_open()
-        cdef double da = self._def.default_a if a is None else a
-        cdef double db = self._def.default_b if b is None else b
+        cdef double da, db
         cdef cnp.ndarray marr
         cdef const uint8_t *m = NULL
-        if mask is not None:
-            marr = self._as_mask(mask)
-            m = <const uint8_t *>cnp.PyArray_DATA(marr)
-        if self.copy_outputs:
-            self._new_outputs(True)  # a reset must not write into handed-out arrays
-        self._busy = True
+        self._enter()
         try:
+            da = self._def.default_a if a is None else a
+            db = self._def.default_b if b is None else b
+            if mask is not None:
+                marr = self._as_mask(mask)
+                m = <const uint8_t *>cnp.PyArray_DATA(marr)
+            if self.copy_outputs:
+                self._new_outputs(True)  # a reset must not write into handed-out arrays
             with nogil:
                 ccgym_batch_reset(self._def, &self._b, m, da, db, self.num_threads)
         finally:
@@ -445,19 +483,27 @@ cdef class Batch:
 
     def step(self, actions):
         """Steps every instance with `actions` (validated), filling the buffers."""
-        self._check_open()
-        cdef cnp.ndarray arr = self.check_actions(actions)
-        cdef const void *a = cnp.PyArray_DATA(arr)
-        self._busy = True
-        with nogil:
-            ccgym_batch_step(self._def, &self._b, a, self.num_threads)
-        self._busy = False
+        cdef cnp.ndarray arr
+        cdef const void *a
+        self._enter()
+        try:
+            arr = self.check_actions(actions)
+            a = cnp.PyArray_DATA(arr)
+            with nogil:
+                ccgym_batch_step(self._def, &self._b, a, self.num_threads)
+        finally:
+            self._busy = False
 
     def step_unchecked(self, cnp.ndarray actions):
-        """Steps with an array already returned by check_actions (same batch)."""
-        self._check_open()
+        """Steps with an array returned by check_actions: only its dtype, size
+        and layout are checked, not the action values (for benchmarks)."""
+        cdef int typenum = cnp.NPY_INT64 if self.action_dim == 0 else cnp.NPY_FLOAT32
+        cdef Py_ssize_t size = self.num_envs * (self.action_dim if self.action_dim else 1)
+        if (cnp.PyArray_TYPE(actions) != typenum or cnp.PyArray_SIZE(actions) != size
+                or not cnp.PyArray_IS_C_CONTIGUOUS(actions)):
+            raise ValueError("step_unchecked takes the array check_actions returned")
         cdef const void *a = cnp.PyArray_DATA(actions)
-        self._busy = True
+        self._enter()
         with nogil:
             ccgym_batch_step(self._def, &self._b, a, self.num_threads)
         self._busy = False
@@ -465,7 +511,23 @@ cdef class Batch:
     def step_collect(self, actions, bint copy=True):
         """Validates and steps every instance; returns (obs, reward, terminated,
         truncated): fresh copies, or the internal buffers when copy is False."""
-        self._check_open()
+        cdef cnp.ndarray arr
+        cdef const void *a
+        self._enter()
+        try:
+            arr = self._validated(actions)
+            a = cnp.PyArray_DATA(arr)
+            if copy:
+                # C writes every output of every instance on a step, so it can
+                # write straight into fresh arrays that are then the caller's.
+                self._new_outputs(False)
+            with nogil:
+                ccgym_batch_step(self._def, &self._b, a, self.num_threads)
+        finally:
+            self._busy = False
+        return self.obs, self.reward, self.terminated, self.truncated
+
+    cdef cnp.ndarray _validated(self, actions):
         cdef cnp.ndarray arr
         if (self.action_dim == 0 and type(actions) is np.ndarray
                 and cnp.PyArray_TYPE(<cnp.ndarray>actions) == cnp.NPY_INT64
@@ -478,16 +540,7 @@ cdef class Batch:
                 self._discrete_actions(actions)  # raises with the details
         else:
             arr = self.check_actions(actions)
-        cdef const void *a = cnp.PyArray_DATA(arr)
-        if copy:
-            # C writes every output of every instance on a step, so it can
-            # write straight into fresh arrays that are then the caller's.
-            self._new_outputs(False)
-        self._busy = True
-        with nogil:
-            ccgym_batch_step(self._def, &self._b, a, self.num_threads)
-        self._busy = False
-        return self.obs, self.reward, self.terminated, self.truncated
+        return arr
 
     cdef _new_outputs(self, bint keep):
         """Points the batch at new obs/reward/terminated/truncated arrays
@@ -554,7 +607,13 @@ cdef class Batch:
         terminated terminates again (CartPole warns there, as Gymnasium does)."""
         if not self.has_reset:
             raise ResetNeeded("Cannot call env.step() before calling env.reset()")
-        self._check_open()
+        self._enter()
+        try:
+            return self._step1(action)
+        finally:
+            self._busy = False
+
+    cdef tuple _step1(self, action):
         cdef const void *a
         cdef uint8_t was_done = self._b.pending_reset[0]
         if self.action_dim == 0:
@@ -592,10 +651,8 @@ cdef class Batch:
                 with np.errstate(over="ignore"):  # as numpy casts: out of range -> inf
                     self._single_action_f = arr.astype(np.float32)[0]
             a = &self._single_action_f
-        self._busy = True
         with nogil:
             self._def.step_range(&self._b, a, 0, 1)
-        self._busy = False
         cdef cnp.npy_intp dim = self.obs_dim
         cdef cnp.ndarray out = cnp.PyArray_SimpleNew(1, &dim, cnp.NPY_FLOAT32)
         memcpy(cnp.PyArray_DATA(out), self._b.obs, sizeof(float) * self.obs_dim)
@@ -620,7 +677,10 @@ cdef class Batch:
     def get_state(self):
         """A snapshot (dict of array copies) of every instance's physics state,
         RNG, elapsed steps, pending autoresets, episode statistics and last
-        outputs."""
+        outputs. Allowed on a closed batch (reading is harmless), not while
+        another thread changes it."""
+        if self._busy:
+            self._check_open()  # raises the busy error
         snap = {"kind": self.kind, "num_envs": self.num_envs, "has_reset": self.has_reset}
         for name in Batch._STATE_ARRAYS:
             snap[name] = getattr(self, name).copy()
@@ -628,8 +688,14 @@ cdef class Batch:
 
     def set_state(self, snap):
         """Restores a snapshot taken by get_state from a batch of the same kind
-        and size. Every array is checked before anything is written."""
-        self._check_open()
+        and size. Every entry is checked before anything is written."""
+        self._enter()
+        try:
+            self._set_state(snap)
+        finally:
+            self._busy = False
+
+    def _set_state(self, snap):
         if not isinstance(snap, dict):
             raise TypeError(f"state must be a dict from get_state(), got {type(snap).__name__}")
         if snap.get("kind") != self.kind or snap.get("num_envs") != self.num_envs:
@@ -648,12 +714,15 @@ cdef class Batch:
                     f"{dst.shape}, got {getattr(src, 'dtype', type(src))} "
                     f"{getattr(src, 'shape', '')}")
             checked.append((dst, src))
+        has_reset = snap.get("has_reset", True)
+        if not isinstance(has_reset, (bool, np.bool_)):
+            raise ValueError(f"state['has_reset'] must be a bool, got {has_reset!r}")
         if self.copy_outputs:
             self._new_outputs(True)
             checked = [(getattr(self, name), snap[name]) for name in Batch._STATE_ARRAYS]
         for dst, src in checked:
             np.copyto(dst, src)
-        self.has_reset = bool(snap.get("has_reset", True))
+        self.has_reset = bool(has_reset)
 
     def state_view(self, fields):
         """A structured view of the C state array; `fields` is a numpy dtype

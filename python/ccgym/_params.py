@@ -70,7 +70,10 @@ PHYSICS = {
 def physics_value(name: str, value: Any, num_envs: int) -> float | np.ndarray:
     """A physical parameter as a float or a float64 array of length num_envs."""
     if np.ndim(value) == 0:
-        return _number(name, value.item() if isinstance(value, np.ndarray) else value)
+        number = _number(name, value.item() if isinstance(value, np.ndarray) else value)
+        if not math.isfinite(number):
+            raise ValueError(f"{name} must be finite, got {number}")
+        return number
     arr = np.asarray(value)
     if arr.dtype.kind not in "fiu":
         raise TypeError(f"{name} must be real numbers, got dtype {arr.dtype}")
@@ -94,9 +97,32 @@ PARAMS = {
 
 
 def _number(name: str, value: Any) -> float:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.number)):
+    if isinstance(value, (bool, np.bool_, np.complexfloating)) or not isinstance(
+        value, (int, float, np.number)
+    ):
         raise TypeError(f"{name} must be a real number, got {value!r}")
-    return float(value)
+    try:
+        return float(value)
+    except OverflowError:
+        raise OverflowError(f"{name} is too large for a float: {value!r}") from None
+
+
+def check_snapshot(snap: Any) -> None:
+    """The scalar entries of a get_state() snapshot, checked before the core
+    copies any array (so a bad snapshot is rejected without a partial write)."""
+    if not isinstance(snap, dict):
+        raise TypeError(f"state must be a dict from get_state(), got {type(snap).__name__}")
+    if not isinstance(snap.get("kind"), str):
+        raise ValueError(f"state['kind'] must be an env kind (a str), got {snap.get('kind')!r}")
+    num_envs = snap.get("num_envs")
+    if isinstance(num_envs, (bool, np.bool_)) or not isinstance(num_envs, (int, np.integer)):
+        raise ValueError(f"state['num_envs'] must be an int, got {num_envs!r}")
+    if "has_reset" in snap and not isinstance(snap["has_reset"], (bool, np.bool_)):
+        raise TypeError(f"state['has_reset'] must be a bool, got {snap['has_reset']!r}")
+    if "np_random_seed" in snap:
+        seed = snap["np_random_seed"]
+        if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
+            raise TypeError(f"state['np_random_seed'] must be an int, got {seed!r}")
 
 
 def _verify_number_and_cast(x: Any) -> float:

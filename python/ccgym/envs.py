@@ -21,6 +21,7 @@ from ccgym import _core
 from ccgym._params import (
     acrobot_params,
     cartpole_params,
+    check_snapshot,
     continuous_mountain_car_params,
     mountain_car_params,
     parse_reset_bounds,
@@ -167,6 +168,7 @@ class _CoreEnv(gym.Env):
 
     def set_state(self, state: dict[str, Any]) -> None:
         """Restores a snapshot from :meth:`get_state` of the same env class."""
+        check_snapshot(state)
         self._core.set_state(state)
         self._np_random_seed = state.get("np_random_seed", -1)
 

@@ -9,8 +9,10 @@ Gymnasium's three autoreset modes.
 
 from __future__ import annotations
 
+import threading
 import time
 from collections import deque
+from contextlib import contextmanager
 from typing import Any
 
 import gymnasium as gym
@@ -19,9 +21,18 @@ from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
 from ccgym import _core
-from ccgym._params import PARAMS, PHYSICS, parse_reset_bounds, physics_value
+from ccgym._params import (
+    PARAMS,
+    PHYSICS,
+    check_snapshot,
+    parse_reset_bounds,
+    physics_value,
+)
 
 __all__ = ["VectorEnv"]
+
+_BUSY = ("this environment is being stepped or reset by another thread; ccgym envs are not "
+         "thread-safe: give each thread its own env")
 
 _AUTORESET = {
     AutoresetMode.NEXT_STEP: _core.AUTORESET_NEXT_STEP,
@@ -171,6 +182,11 @@ class VectorEnv(gym.vector.VectorEnv):
         proto = single_cls(render_mode=render_mode, **gym_kwargs)
         self._physics = {**PHYSICS[kind], **physics}
         params = {**PARAMS[kind](**gym_kwargs), **self._physics}
+        # Serialises step/reset/set_state/... across Python threads: the core's
+        # own busy flag is checked before actions are validated, and numpy can
+        # release the GIL (or run Python code, via __array__) while validating,
+        # so two threads could otherwise both enter C on the same buffers.
+        self._lock = threading.Lock()
         self._core = _core.Batch(
             self._kind, int(num_envs), params, int(max_episode_steps), _AUTORESET[mode],
             int(num_threads), precision,
@@ -214,30 +230,34 @@ class VectorEnv(gym.vector.VectorEnv):
         instance i with s + i; a list gives one seed (or None) per instance.
         Other ``options`` are the single env's reset options.
         """
-        self._check_open()
-        mask = None
-        if options is not None:
-            if not isinstance(options, dict):
-                raise TypeError(f"options must be a dict or None, got {type(options).__name__}")
-            options = dict(options)
-            if "reset_mask" in options:
-                mask = self._reset_mask(options.pop("reset_mask"))
-        # Parse the options before seeding, so a rejected reset changes nothing.
-        a, b = parse_reset_bounds(self._kind, options)
-        self._seed(seed, mask)
-        self._core.reset(mask, a, b)
-        self._core.has_reset = True
-        now = time.perf_counter()
-        if mask is None:
-            self._episode_start_times[:] = now
-        else:
-            self._episode_start_times[mask] = now
-        obs = self._core.obs
-        return (obs.copy() if self.copy else obs), {}
+        with self._exclusive():
+            self._check_open()
+            mask = None
+            if options is not None:
+                if not isinstance(options, dict):
+                    raise TypeError(
+                        f"options must be a dict or None, got {type(options).__name__}")
+                options = dict(options)
+                if "reset_mask" in options:
+                    mask = self._reset_mask(options.pop("reset_mask"))
+            # Parse the options before seeding, so a rejected reset changes nothing.
+            a, b = parse_reset_bounds(self._kind, options)
+            self._seed(seed, mask)
+            self._core.reset(mask, a, b)
+            self._core.has_reset = True
+            now = time.perf_counter()
+            if mask is None:
+                self._episode_start_times[:] = now
+            else:
+                self._episode_start_times[mask] = now
+            obs = self._core.obs
+            return (obs.copy() if self.copy else obs), {}
 
     def step(self, actions):
         """Steps every instance in one C call; returns (obs, rewards,
         terminations, truncations, infos) as SyncVectorEnv does."""
+        # The core refuses a second thread (its busy flag is up from before
+        # the actions are validated until the C call returns).
         return self._core.vector_step(actions)
 
     def _infos(self, infos: dict[str, Any]) -> None:
@@ -297,30 +317,34 @@ class VectorEnv(gym.vector.VectorEnv):
         """Changes physical parameters (scalars or length-N arrays; names as
         in the constructor). They apply from the next step: call it between
         episodes (e.g. before ``reset``) to randomise the domain."""
-        unknown = set(params) - set(PHYSICS[self._kind])
-        if unknown:
-            raise TypeError(
-                f"unknown {self._kind} physical parameters {sorted(unknown)}; "
-                f"expected some of {sorted(PHYSICS[self._kind])}"
-            )
-        physics = {**self._physics,
-                   **{k: physics_value(k, v, self.num_envs) for k, v in params.items()}}
-        gym_kwargs = {k: v for k, v in self.env_kwargs.items() if k not in PHYSICS[self._kind]}
-        self._core.set_params({**PARAMS[self._kind](**gym_kwargs), **physics})
-        self._physics = physics
+        with self._exclusive():
+            unknown = set(params) - set(PHYSICS[self._kind])
+            if unknown:
+                raise TypeError(
+                    f"unknown {self._kind} physical parameters {sorted(unknown)}; "
+                    f"expected some of {sorted(PHYSICS[self._kind])}"
+                )
+            physics = {**self._physics,
+                       **{k: physics_value(k, v, self.num_envs) for k, v in params.items()}}
+            gym_kwargs = {k: v for k, v in self.env_kwargs.items() if k not in PHYSICS[self._kind]}
+            self._core.set_params({**PARAMS[self._kind](**gym_kwargs), **physics})
+            self._physics = physics
 
     def get_state(self) -> dict[str, Any]:
         """A snapshot of all instances: physics state, RNG streams, elapsed
         steps, pending autoresets, episode statistics and the last outputs.
         ``set_state`` restores it exactly, so a batch can be cloned, rolled
         forward and brought back (planning, MCTS, debugging)."""
-        self._check_open()
-        return self._core.get_state()
+        with self._exclusive():
+            self._check_open()
+            return self._core.get_state()
 
     def set_state(self, state: dict[str, Any]) -> None:
         """Restores a snapshot from :meth:`get_state` of an env with the same
         id and num_envs (physical parameters are not part of it)."""
-        self._core.set_state(state)
+        with self._exclusive():
+            check_snapshot(state)
+            self._core.set_state(state)
 
     def _constructor_kwargs(self) -> dict[str, Any]:
         gym_kwargs = {k: v for k, v in self.env_kwargs.items() if k not in PHYSICS[self._kind]}
@@ -335,10 +359,9 @@ class VectorEnv(gym.vector.VectorEnv):
         }
 
     def __getstate__(self) -> dict[str, Any]:
-        self._check_open()
         return {
             "kwargs": self._constructor_kwargs(),
-            "state": self._core.get_state(),
+            "state": self.get_state(),  # checks open; not torn by a concurrent step
             "stats": (self.episode_count, list(self.return_queue), list(self.length_queue),
                       list(self.time_queue)),
             "spec": getattr(self, "spec", None),
@@ -360,6 +383,15 @@ class VectorEnv(gym.vector.VectorEnv):
         return f"ccgym.VectorEnv({self.env_id}, num_envs={self.num_envs})"
 
     # -------------------------------------------------------------- helpers
+    @contextmanager
+    def _exclusive(self):
+        if not self._lock.acquire(blocking=False):
+            raise RuntimeError(_BUSY)
+        try:
+            yield
+        finally:
+            self._lock.release()
+
     def _check_open(self) -> None:
         if self.closed or self._core.closed:
             raise RuntimeError("the environment is closed")
