@@ -1,39 +1,58 @@
-/* A small persistent thread pool for ccgym_parallel_for. Workers sleep on a
- * condition variable between calls, so a call costs a wake-up, not a thread
- * creation. After fork() the child has none of the parent's workers: a
- * pthread_atfork handler forgets them and the child starts its own when it
- * first needs them (SB3's SubprocVecEnv and multiprocessing's fork start
- * method fork after threaded steps). */
+/* A small persistent thread pool for ccgym_parallel_for. Between calls the
+ * workers spin briefly on the job generation (a step loop calls again within
+ * microseconds, and waking a sleeping thread costs tens of microseconds on a
+ * virtual machine), then sleep on a condition variable. After fork() the
+ * child has none of the parent's workers: a pthread_atfork handler forgets
+ * them and the child starts its own when it first needs them (SB3's
+ * SubprocVecEnv and multiprocessing's fork start method fork after threaded
+ * steps). */
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "ccgym/driver.h"
 
 #define CCGYM_MAX_THREADS 64
+#define SPIN_NS 200000L /* how long an idle worker spins before it sleeps */
+
+#if defined(__x86_64__) || defined(__i386__)
+#define CPU_RELAX() __builtin_ia32_pause()
+#elif defined(__aarch64__)
+#define CPU_RELAX() __asm__ __volatile__("yield")
+#else
+#define CPU_RELAX() ((void)0)
+#endif
 
 typedef struct pool {
     pthread_mutex_t mu;
     pthread_cond_t work;      /* a new generation of chunks is ready */
-    pthread_cond_t done;      /* the last chunk of a generation finished */
     int n_workers;
-    unsigned long generation;
-    /* the current job */
+    int sleepers;             /* workers waiting on `work` (under mu) */
+    unsigned long generation; /* atomic: bumped once the job below is set */
+    /* the current job, written before the generation is bumped */
     void (*fn)(void *ctx, size_t begin, size_t end);
     void *ctx;
     size_t n;
     int n_chunks;
-    int remaining;
+    int remaining; /* atomic: worker chunks not yet finished */
 } pool;
 
+static pool g_pool = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0,
+                      NULL, NULL, 0, 0, 0};
 /* The generation current when worker k was started: it must not take that one
  * for new work (the caller is about to publish the next). */
 static unsigned long g_start_generation[CCGYM_MAX_THREADS];
-
-static pool g_pool = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER,
-                      PTHREAD_COND_INITIALIZER, 0, 0, NULL, NULL, 0, 0, 0};
 /* One parallel_for at a time; a concurrent caller runs its loop serially. */
 static pthread_mutex_t g_call = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t g_atfork_once = PTHREAD_ONCE_INIT;
+
+static long now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1000000000L + ts.tv_nsec;
+}
 
 static void chunk_bounds(size_t n, int n_chunks, int k, size_t *begin, size_t *end)
 {
@@ -41,26 +60,44 @@ static void chunk_bounds(size_t n, int n_chunks, int k, size_t *begin, size_t *e
     *end = n * (size_t)(k + 1) / (size_t)n_chunks;
 }
 
+static unsigned long load_generation(void)
+{
+    return __atomic_load_n(&g_pool.generation, __ATOMIC_ACQUIRE);
+}
+
+/* Waits until the generation differs from `seen` and returns it. */
+static unsigned long wait_for_work(unsigned long seen)
+{
+    unsigned long g;
+    long deadline = now_ns() + SPIN_NS;
+    for (unsigned spins = 0; (g = load_generation()) == seen; spins++) {
+        if ((spins & 255u) != 255u || now_ns() < deadline) {
+            CPU_RELAX();
+            continue;
+        }
+        pthread_mutex_lock(&g_pool.mu);
+        g_pool.sleepers++;
+        while (g_pool.generation == seen)
+            pthread_cond_wait(&g_pool.work, &g_pool.mu);
+        g_pool.sleepers--;
+        pthread_mutex_unlock(&g_pool.mu);
+        deadline = now_ns() + SPIN_NS;
+    }
+    return g;
+}
+
 static void *worker_main(void *arg)
 {
     const int id = (int)(size_t)arg; /* runs chunk id; chunk 0 is the caller's */
-    pthread_mutex_lock(&g_pool.mu);
     unsigned long seen = g_start_generation[id];
     for (;;) {
-        while (g_pool.generation == seen)
-            pthread_cond_wait(&g_pool.work, &g_pool.mu);
-        seen = g_pool.generation;
+        seen = wait_for_work(seen);
         if (id >= g_pool.n_chunks)
             continue;
-        void (*fn)(void *, size_t, size_t) = g_pool.fn;
-        void *ctx = g_pool.ctx;
         size_t begin, end;
         chunk_bounds(g_pool.n, g_pool.n_chunks, id, &begin, &end);
-        pthread_mutex_unlock(&g_pool.mu);
-        fn(ctx, begin, end);
-        pthread_mutex_lock(&g_pool.mu);
-        if (--g_pool.remaining == 0)
-            pthread_cond_signal(&g_pool.done);
+        g_pool.fn(g_pool.ctx, begin, end);
+        __atomic_sub_fetch(&g_pool.remaining, 1, __ATOMIC_ACQ_REL);
     }
     return NULL;
 }
@@ -69,17 +106,16 @@ static void forget_workers_in_child(void)
 {
     pthread_mutex_init(&g_pool.mu, NULL);
     pthread_cond_init(&g_pool.work, NULL);
-    pthread_cond_init(&g_pool.done, NULL);
     pthread_mutex_init(&g_call, NULL);
     g_pool.n_workers = 0;
-    g_pool.generation = 0;
+    g_pool.sleepers = 0;
     g_pool.remaining = 0;
 }
 
 static void register_atfork(void) { pthread_atfork(NULL, NULL, forget_workers_in_child); }
 
-/* Starts workers 1..want-1 (caller holds g_pool.mu). Returns how many chunks
- * can run: 1 + the number of workers. */
+/* Starts workers 1..want-1 (caller holds g_call). Returns how many chunks can
+ * run: 1 + the number of workers. */
 static int ensure_workers(int want)
 {
     while (g_pool.n_workers + 1 < want) {
@@ -87,7 +123,7 @@ static int ensure_workers(int want)
         pthread_attr_t attr;
         pthread_attr_init(&attr);
         pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-        g_start_generation[g_pool.n_workers + 1] = g_pool.generation;
+        g_start_generation[g_pool.n_workers + 1] = load_generation();
         int rc = pthread_create(&t, &attr, worker_main, (void *)(size_t)(g_pool.n_workers + 1));
         pthread_attr_destroy(&attr);
         if (rc != 0)
@@ -113,26 +149,29 @@ int ccgym_parallel_for(void (*fn)(void *ctx, size_t begin, size_t end), void *ct
         return 0;
     }
     pthread_once(&g_atfork_once, register_atfork);
-    pthread_mutex_lock(&g_pool.mu);
     int chunks = ensure_workers(n_threads);
     int status = chunks < n_threads ? -1 : 0;
     g_pool.fn = fn;
     g_pool.ctx = ctx;
     g_pool.n = n;
     g_pool.n_chunks = chunks;
-    g_pool.remaining = chunks - 1;
-    g_pool.generation++;
-    pthread_cond_broadcast(&g_pool.work);
+    __atomic_store_n(&g_pool.remaining, chunks - 1, __ATOMIC_RELAXED);
+    pthread_mutex_lock(&g_pool.mu);
+    __atomic_store_n(&g_pool.generation, g_pool.generation + 1, __ATOMIC_RELEASE);
+    if (g_pool.sleepers)
+        pthread_cond_broadcast(&g_pool.work);
     pthread_mutex_unlock(&g_pool.mu);
 
     size_t begin, end;
     chunk_bounds(n, chunks, 0, &begin, &end);
     fn(ctx, begin, end);
 
-    pthread_mutex_lock(&g_pool.mu);
-    while (g_pool.remaining > 0)
-        pthread_cond_wait(&g_pool.done, &g_pool.mu);
-    pthread_mutex_unlock(&g_pool.mu);
+    for (unsigned spins = 0; __atomic_load_n(&g_pool.remaining, __ATOMIC_ACQUIRE) > 0; spins++) {
+        if ((spins & 1023u) == 1023u)
+            sched_yield(); /* a worker may have been preempted */
+        else
+            CPU_RELAX();
+    }
     pthread_mutex_unlock(&g_call);
     return status;
 }
