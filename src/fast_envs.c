@@ -84,10 +84,9 @@ static void fast_drive_step(const ccgym_env_def *exact, ccgym_fast_block_fn bloc
             const uint8_t trunc = (uint8_t)(max_steps > 0 && el >= max_steps);
             b->truncated[i] = trunc;
             b->episode_return[i] += r;
-            b->episode_length[i] += 1;
             if (term | trunc) {
                 b->final_return[i] = b->episode_return[i];
-                b->final_length[i] = b->episode_length[i];
+                b->final_length[i] = el;
                 if (mode == CCGYM_AUTORESET_SAME_STEP) {
                     float *o = b->obs + i * (size_t)obs_dim;
                     memcpy(b->final_obs + i * (size_t)obs_dim, o,

@@ -330,7 +330,7 @@ def test_single_reset_anything(data, env_id):
 
 # ---------------------------------------------------------- set_state fuzz
 STATE_KEYS = ["kind", "num_envs", "has_reset", "state_buffer", "rng_state", "elapsed",
-              "pending_reset", "episode_return", "episode_length", "obs", "reward",
+              "pending_reset", "episode_return", "obs", "reward",
               "terminated", "truncated", "final_obs", "final_return", "final_length"]
 
 

@@ -35,8 +35,7 @@ typedef struct ccgym_batch {
     ccgym_pcg64 *rng;         /* one generator per instance */
     int64_t *elapsed;         /* steps since the last reset */
     uint8_t *pending_reset;   /* done and not reset yet */
-    double *episode_return;   /* running sums of the current episode */
-    int64_t *episode_length;
+    double *episode_return;   /* running return of the current episode (its length is elapsed) */
     int64_t max_episode_steps; /* <= 0: no time limit */
     int autoreset_mode;
     float *obs;
@@ -115,7 +114,6 @@ CCGYM_INLINE void ccgym_drive_step(const ccgym_batch *b, const void *actions,
     int64_t *restrict elapsed = b->elapsed;
     uint8_t *restrict pending = b->pending_reset;
     double *restrict ep_return = b->episode_return;
-    int64_t *restrict ep_length = b->episode_length;
     float *restrict obs = b->obs;
     double *restrict reward = b->reward;
     uint8_t *restrict terminated = b->terminated;
@@ -135,7 +133,6 @@ CCGYM_INLINE void ccgym_drive_step(const ccgym_batch *b, const void *actions,
             pending[i] = 0;
             elapsed[i] = 0;
             ep_return[i] = 0.0;
-            ep_length[i] = 0;
             reward[i] = 0.0;
             terminated[i] = 0;
             truncated[i] = 0;
@@ -147,26 +144,23 @@ CCGYM_INLINE void ccgym_drive_step(const ccgym_batch *b, const void *actions,
         const int64_t el = elapsed[i] + 1;
         const uint8_t trunc = (uint8_t)(max_steps > 0 && el >= max_steps);
         const double ret = ep_return[i] + r;
-        const int64_t len = ep_length[i] + 1;
         reward[i] = r;
         terminated[i] = term;
         truncated[i] = trunc;
         if (term | trunc) {
             final_return[i] = ret;
-            final_length[i] = len;
+            final_length[i] = el;
             if (mode == CCGYM_AUTORESET_SAME_STEP) {
                 memcpy(final_obs + i * (size_t)obs_dim, o, sizeof(float) * (size_t)obs_dim);
                 reset(p, s, &rng[i], def_a, def_b, o);
                 elapsed[i] = 0;
                 ep_return[i] = 0.0;
-                ep_length[i] = 0;
                 continue;
             }
             pending[i] = 1;
         }
         elapsed[i] = el;
         ep_return[i] = ret;
-        ep_length[i] = len;
     }
 }
 
@@ -183,7 +177,6 @@ CCGYM_INLINE void ccgym_drive_reset(const ccgym_batch *b, const uint8_t *mask, d
         b->pending_reset[i] = 0;
         b->elapsed[i] = 0;
         b->episode_return[i] = 0.0;
-        b->episode_length[i] = 0;
         b->terminated[i] = 0;
         b->truncated[i] = 0;
     }

@@ -26,7 +26,6 @@ cdef extern from "ccgym/driver.h" nogil:
         int64_t *elapsed
         uint8_t *pending_reset
         double *episode_return
-        int64_t *episode_length
         int64_t max_episode_steps
         int autoreset_mode
         float *obs

@@ -171,7 +171,7 @@ cdef class Batch:
     cdef readonly object rng_state
     cdef readonly object obs, reward, terminated, truncated, final_obs
     cdef readonly object final_return, final_length
-    cdef readonly object episode_return, episode_length, elapsed, pending_reset
+    cdef readonly object episode_return, elapsed, pending_reset
     cdef int64_t _single_action_i
     cdef float _single_action_f
 
@@ -219,7 +219,6 @@ cdef class Batch:
         self.final_return = np.zeros(num_envs, dtype=np.float64)
         self.final_length = np.zeros(num_envs, dtype=np.int64)
         self.episode_return = np.zeros(num_envs, dtype=np.float64)
-        self.episode_length = np.zeros(num_envs, dtype=np.int64)
         self.elapsed = np.zeros(num_envs, dtype=np.int64)
         self.pending_reset = np.zeros(num_envs, dtype=np.bool_)
 
@@ -229,7 +228,6 @@ cdef class Batch:
         self._b.elapsed = <int64_t *>cnp.PyArray_DATA(self.elapsed)
         self._b.pending_reset = <uint8_t *>cnp.PyArray_DATA(self.pending_reset)
         self._b.episode_return = <double *>cnp.PyArray_DATA(self.episode_return)
-        self._b.episode_length = <int64_t *>cnp.PyArray_DATA(self.episode_length)
         self._b.max_episode_steps = max_episode_steps
         self._b.autoreset_mode = autoreset_mode
         self._b.obs = <float *>cnp.PyArray_DATA(self.obs)
@@ -274,6 +272,12 @@ cdef class Batch:
             self._init_params(params)
         finally:
             self._busy = False
+
+    @property
+    def episode_length(self):
+        """Length of each instance's current episode: the steps since its last
+        reset, so the elapsed buffer itself."""
+        return self.elapsed
 
     @property
     def max_episode_steps(self):
@@ -671,7 +675,7 @@ cdef class Batch:
     # Everything that evolves (not the parameters): enough to clone a batch,
     # roll it forward and come back exactly.
     _STATE_ARRAYS = ("state_buffer", "rng_state", "elapsed", "pending_reset",
-                     "episode_return", "episode_length", "obs", "reward", "terminated",
+                     "episode_return", "obs", "reward", "terminated",
                      "truncated", "final_obs", "final_return", "final_length")
 
     def get_state(self):
