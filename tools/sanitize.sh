@@ -48,7 +48,10 @@ fi
 CORE=$("$PY" -c "import glob, importlib.util as u, os
 d = u.find_spec('ccgym').submodule_search_locations[0]
 print(glob.glob(os.path.join(d, '_core*.so'))[0])")
-if ! nm -D "$CORE" 2>/dev/null | grep -q "__asan_report\|__ubsan_handle"; then
+# (nm's output is read whole first: with pipefail, grep -q closing the pipe
+# early would make nm fail with SIGPIPE and the check fail spuriously.)
+SYMBOLS=$(nm -D "$CORE" 2>/dev/null || true)
+if ! grep -q "__asan_report\|__ubsan_handle" <<<"$SYMBOLS"; then
   echo "sanitize.sh: $CORE is not instrumented (was CCGYM_SANITIZE honoured?)" >&2
   exit 3
 fi
