@@ -154,6 +154,10 @@ CCGYM_INLINE void cartpole_block(const ccgym_batch *b, const void *actions, size
 
 #if defined(__AVX2__)
     for (; i0 + 4 <= m; i0 += 4) {
+        /* The next block's state, ahead of its use (160 bytes a pass). */
+        __builtin_prefetch((const char *)&st[i0 + BLOCK], 1);
+        __builtin_prefetch((const char *)&st[i0 + BLOCK] + 64, 1);
+        __builtin_prefetch((const char *)&st[i0 + BLOCK] + 128, 1);
         __m256d r0 = _mm256_loadu_pd(&st[i0 + 0].x), r1 = _mm256_loadu_pd(&st[i0 + 1].x);
         __m256d r2 = _mm256_loadu_pd(&st[i0 + 2].x), r3 = _mm256_loadu_pd(&st[i0 + 3].x);
         FAST_TRANSPOSE4_PD(r0, r1, r2, r3);
@@ -233,14 +237,23 @@ CCGYM_INLINE void cartpole_block(const ccgym_batch *b, const void *actions, size
     }
     for (size_t i = 0; i < m; i++)
         terminated[i] = (uint8_t)(term[i] != 0.0);
-    /* The terminated instances, eight flags at a time. */
+    /* The terminated instances, eight flags at a time; not those awaiting a
+     * NEXT_STEP reset (the driver resets them, which sets all of this). */
+    const uint8_t *pend = b->pending_reset + lo;
+    const uint64_t pend_mask =
+        b->autoreset_mode == CCGYM_AUTORESET_NEXT_STEP ? ~(uint64_t)0 : 0;
     for (size_t j = 0; j < m; j += 8) {
-        uint64_t w = 0;
-        if (j + 8 <= m)
+        uint64_t w = 0, pw = 0;
+        if (j + 8 <= m) {
             memcpy(&w, terminated + j, 8);
-        else
-            for (size_t i = j; i < m; i++)
+            memcpy(&pw, pend + j, 8);
+        } else {
+            for (size_t i = j; i < m; i++) {
                 w |= (uint64_t)terminated[i] << (8 * (i - j));
+                pw |= (uint64_t)pend[i] << (8 * (i - j));
+            }
+        }
+        w &= ~(pw & pend_mask);
         while (w) {
             const size_t i = j + (size_t)__builtin_ctzll(w) / 8;
             w &= ~((uint64_t)0xff << (8 * (i - j)));
