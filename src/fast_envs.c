@@ -19,11 +19,14 @@
 typedef struct fast_kernels {
     const char *isa;
     void (*sincos_array)(const double *x, double *s, double *c, size_t n);
+    void (*drive)(const ccgym_env_def *exact, ccgym_fast_block_fn block, const ccgym_batch *b,
+                  const void *actions, size_t begin, size_t end);
     ccgym_fast_block_fn cartpole, pendulum, acrobot;
 } fast_kernels;
 
 #define FAST_KERNELS(SUFFIX)                                                             \
-    {#SUFFIX, ccgym_fast_sincos_array_##SUFFIX, ccgym_fast_cartpole_block_##SUFFIX,      \
+    {#SUFFIX, ccgym_fast_sincos_array_##SUFFIX, ccgym_fast_drive_##SUFFIX,                \
+     ccgym_fast_cartpole_block_##SUFFIX,                                                 \
      ccgym_fast_pendulum_block_##SUFFIX, ccgym_fast_acrobot_block_##SUFFIX}
 
 static const fast_kernels kernels[] = {
@@ -61,48 +64,6 @@ int ccgym_fast_sincos_array(const double *x, double *s, double *c, size_t n, int
     return 0;
 }
 
-/* ccgym_drive_step with the physics done a block at a time beforehand. */
-static void fast_drive_step(const ccgym_env_def *exact, ccgym_fast_block_fn block,
-                            const ccgym_batch *b, const void *actions, size_t begin, size_t end)
-{
-    const int obs_dim = exact->obs_dim;
-    const int mode = b->autoreset_mode;
-    const int64_t max_steps = b->max_episode_steps;
-    for (size_t lo = begin; lo < end;) {
-        const size_t hi = end - lo < CCGYM_FAST_BLOCK ? end : lo + CCGYM_FAST_BLOCK;
-        block(b, actions, lo, hi);
-        for (size_t i = lo; i < hi; i++) {
-            if (mode == CCGYM_AUTORESET_NEXT_STEP && b->pending_reset[i]) {
-                /* Also clears pending_reset, elapsed, the episode sums and flags. */
-                exact->reset_range(b, NULL, exact->default_a, exact->default_b, i, i + 1);
-                b->reward[i] = 0.0;
-                continue;
-            }
-            const double r = b->reward[i];
-            const uint8_t term = b->terminated[i];
-            const int64_t el = ++b->elapsed[i];
-            const uint8_t trunc = (uint8_t)(max_steps > 0 && el >= max_steps);
-            b->truncated[i] = trunc;
-            b->episode_return[i] += r;
-            if (term | trunc) {
-                b->final_return[i] = b->episode_return[i];
-                b->final_length[i] = el;
-                if (mode == CCGYM_AUTORESET_SAME_STEP) {
-                    float *o = b->obs + i * (size_t)obs_dim;
-                    memcpy(b->final_obs + i * (size_t)obs_dim, o,
-                           sizeof(float) * (size_t)obs_dim);
-                    exact->reset_range(b, NULL, exact->default_a, exact->default_b, i, i + 1);
-                    b->terminated[i] = term; /* reset_range cleared this step's flags */
-                    b->truncated[i] = trunc;
-                } else {
-                    b->pending_reset[i] = 1;
-                }
-            }
-        }
-        lo = hi;
-    }
-}
-
 /* NAME_fast_def: the exact def's name, sizes and reset bounds (restated, as
  * C cannot initialise a constant from another; tests/test_fast.py compares
  * them), the fast step and the exact reset. */
@@ -111,7 +72,8 @@ static void fast_drive_step(const ccgym_env_def *exact, ccgym_fast_block_fn bloc
     static void NAME##_fast_step_range(const ccgym_batch *b, const void *actions,            \
                                        size_t begin, size_t end)                             \
     {                                                                                        \
-        fast_drive_step(&NAME##_def, kernels[best_isa()].FIELD, b, actions, begin, end);     \
+        const fast_kernels *k_ = &kernels[best_isa()];                                       \
+        k_->drive(&NAME##_def, k_->FIELD, b, actions, begin, end);                           \
     }                                                                                        \
     static void NAME##_fast_reset_range(const ccgym_batch *b, const uint8_t *mask, double a, \
                                         double bnd, size_t begin, size_t end)                \

@@ -8,6 +8,7 @@
  * tests/test_fast.py. */
 #include <math.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "ccgym/acrobot.h"
 #include "ccgym/cartpole.h"
@@ -33,6 +34,79 @@ void FAST_FN(sincos_array)(const double *x, double *s, double *c, size_t n)
     }
 }
 
+/* The generic driver's step (ccgym_drive_step: time limit, autoreset modes,
+ * final observations, episode sums) with the physics done a block at a time
+ * by block. The bookkeeping of a block is one vectorised pass that treats
+ * every instance as an ordinary step; the few that ended an episode or await
+ * a NEXT_STEP reset are then fixed up one by one, found eight flags at a time. */
+void FAST_FN(drive)(const ccgym_env_def *exact, ccgym_fast_block_fn block,
+                    const ccgym_batch *b, const void *actions, size_t begin, size_t end)
+{
+    const int obs_dim = exact->obs_dim;
+    const int mode = b->autoreset_mode;
+    const int64_t limit = b->max_episode_steps > 0 ? b->max_episode_steps : INT64_MAX;
+    const uint8_t pend_mask = mode == CCGYM_AUTORESET_NEXT_STEP ? 1 : 0;
+    int64_t *elapsed = b->elapsed;
+    double *ep_return = b->episode_return;
+    const double *reward = b->reward;
+    const uint8_t *terminated = b->terminated;
+    uint8_t *truncated = b->truncated;
+    const uint8_t *pending = b->pending_reset;
+    uint8_t special[CCGYM_FAST_BLOCK + 8];
+    for (size_t lo = begin; lo < end;) {
+        const size_t hi = end - lo < CCGYM_FAST_BLOCK ? end : lo + CCGYM_FAST_BLOCK;
+        const size_t m = hi - lo;
+        block(b, actions, lo, hi);
+#pragma GCC ivdep
+        for (size_t k = 0; k < m; k++) {
+            const size_t i = lo + k;
+            const int64_t el = elapsed[i] + 1;
+            const uint8_t trunc = (uint8_t)(el >= limit);
+            truncated[i] = trunc;
+            elapsed[i] = el;
+            ep_return[i] = ep_return[i] + reward[i];
+            special[k] = (uint8_t)(terminated[i] | trunc | (pending[i] & pend_mask));
+        }
+        memset(special + m, 0, 8);
+        /* Their indices first, and a prefetch of the RNG each reset reads
+         * (the resets' cache misses then overlap). */
+        size_t idx[CCGYM_FAST_BLOCK], nidx = 0;
+        for (size_t j = 0; j < m; j += 8) {
+            uint64_t w;
+            memcpy(&w, special + j, 8);
+            while (w) {
+                const size_t k = j + (size_t)__builtin_ctzll(w) / 8;
+                w &= w - 1;
+                w &= ~((uint64_t)0xff << (8 * (k - j)));
+                idx[nidx++] = lo + k;
+                __builtin_prefetch(&b->rng[lo + k], 1);
+            }
+        }
+        for (size_t q = 0; q < nidx; q++) {
+            const size_t i = idx[q];
+            if (pend_mask && b->pending_reset[i]) {
+                /* Also clears pending_reset, elapsed, the episode sums and flags. */
+                exact->reset_range(b, NULL, exact->default_a, exact->default_b, i, i + 1);
+                b->reward[i] = 0.0;
+                continue;
+            }
+            const uint8_t term = b->terminated[i], trunc = b->truncated[i];
+            b->final_return[i] = b->episode_return[i];
+            b->final_length[i] = b->elapsed[i];
+            if (mode == CCGYM_AUTORESET_SAME_STEP) {
+                float *o = b->obs + i * (size_t)obs_dim;
+                memcpy(b->final_obs + i * (size_t)obs_dim, o, sizeof(float) * (size_t)obs_dim);
+                exact->reset_range(b, NULL, exact->default_a, exact->default_b, i, i + 1);
+                b->terminated[i] = term; /* reset_range cleared this step's flags */
+                b->truncated[i] = trunc;
+            } else {
+                b->pending_reset[i] = 1;
+            }
+        }
+        lo = hi;
+    }
+}
+
 /* np.clip on a float64 scalar: NaN passes through (as ccgym_npy_clip). */
 CCGYM_INLINE double fast_clip(double x, double lo, double hi)
 {
@@ -43,10 +117,27 @@ CCGYM_INLINE double fast_clip(double x, double lo, double hi)
 
 /* ------------------------------------------------------------------ CartPole */
 
+#if defined(__AVX2__)
+#include <immintrin.h>
+/* 4x4 transpose of doubles: rows a..d in, columns out (its own inverse). */
+#define FAST_TRANSPOSE4_PD(a, b, c, d)                                                  \
+    do {                                                                                \
+        const __m256d t0_ = _mm256_unpacklo_pd(a, b), t1_ = _mm256_unpackhi_pd(a, b);   \
+        const __m256d t2_ = _mm256_unpacklo_pd(c, d), t3_ = _mm256_unpackhi_pd(c, d);   \
+        a = _mm256_permute2f128_pd(t0_, t2_, 0x20);                                     \
+        b = _mm256_permute2f128_pd(t1_, t3_, 0x20);                                     \
+        c = _mm256_permute2f128_pd(t0_, t2_, 0x31);                                     \
+        d = _mm256_permute2f128_pd(t1_, t3_, 0x31);                                     \
+    } while (0)
+#endif
+
 /* ps: 0 when all instances share params[0], 1 when each has its own.
- * Three passes: gather the AoS state into arrays (and sin/cos of theta), the
- * physics on arrays of doubles only (what GCC vectorises), then scatter the
- * state, observations, rewards and flags. */
+ * Three passes: load the AoS state into arrays (4x4 transposes where the ISA
+ * has them), the physics on arrays of doubles only (what GCC vectorises),
+ * then store the state and observations back (transposes again). The
+ * instances that terminated (few) then get their reward and
+ * steps_beyond_terminated in a scalar pass, so the vector passes never touch
+ * that int64 field. */
 CCGYM_INLINE void cartpole_block(const ccgym_batch *b, const void *actions, size_t lo,
                                  size_t hi, const size_t ps)
 {
@@ -57,25 +148,39 @@ CCGYM_INLINE void cartpole_block(const ccgym_batch *b, const void *actions, size
     float *__restrict obs = b->obs + lo * 4;
     double *__restrict reward = b->reward + lo;
     uint8_t *__restrict terminated = b->terminated + lo;
-    double x[BLOCK], xd[BLOCK], th[BLOCK], thd[BLOCK], push[BLOCK], fell[BLOCK];
+    double x[BLOCK], xd[BLOCK], th[BLOCK], thd[BLOCK];
     double sn[BLOCK], cs[BLOCK], term[BLOCK];
+    size_t i0 = 0;
 
-    /* No branches in the passes: random actions would mispredict. */
-    for (size_t i = 0; i < m; i++) {
+#if defined(__AVX2__)
+    for (; i0 + 4 <= m; i0 += 4) {
+        /* The next block's state, ahead of its use (160 bytes a pass). */
+        __builtin_prefetch((const char *)&st[i0 + BLOCK], 1);
+        __builtin_prefetch((const char *)&st[i0 + BLOCK] + 64, 1);
+        __builtin_prefetch((const char *)&st[i0 + BLOCK] + 128, 1);
+        __m256d r0 = _mm256_loadu_pd(&st[i0 + 0].x), r1 = _mm256_loadu_pd(&st[i0 + 1].x);
+        __m256d r2 = _mm256_loadu_pd(&st[i0 + 2].x), r3 = _mm256_loadu_pd(&st[i0 + 3].x);
+        FAST_TRANSPOSE4_PD(r0, r1, r2, r3);
+        _mm256_storeu_pd(x + i0, r0);
+        _mm256_storeu_pd(xd + i0, r1);
+        _mm256_storeu_pd(th + i0, r2);
+        _mm256_storeu_pd(thd + i0, r3);
+    }
+#endif
+    for (size_t i = i0; i < m; i++) {
         x[i] = st[i].x;
         xd[i] = st[i].x_dot;
         th[i] = st[i].theta;
         thd[i] = st[i].theta_dot;
-        push[i] = (double)act[i];
-        fell[i] = (double)(st[i].steps_beyond_terminated < 0);
     }
     ccgym_fast_sincos_n(th, sn, cs, m);
+    /* No branches in the passes: random actions would mispredict. */
 #pragma GCC ivdep
     for (size_t i = 0; i < m; i++) {
         const ccgym_cartpole_params *p = P + i * ps;
         const double x_dot = xd[i], theta_dot = thd[i];
         const double costheta = cs[i], sintheta = sn[i];
-        const double force = push[i] == 1.0 ? p->force_mag : -p->force_mag;
+        const double force = act[i] == 1 ? p->force_mag : -p->force_mag;
         /* One division where the exact kernel has four (vector division is slow). */
         const double inv_total_mass = 1.0 / p->total_mass;
         const double temp =
@@ -97,27 +202,72 @@ CCGYM_INLINE void cartpole_block(const ccgym_batch *b, const void *actions, size
         const int t = (n_x < -p->x_threshold) | (n_x > p->x_threshold) |
                       (n_theta < -p->theta_threshold_radians) |
                       (n_theta > p->theta_threshold_radians);
-        const int sb = p->sutton_barto_reward != 0;
-        const double r_alive = sb ? 0.0 : 1.0, r_fell = sb ? -1.0 : 1.0;
-        const double r_after = sb ? -1.0 : 0.0;
-        reward[i] = t ? (fell[i] != 0.0 ? r_fell : r_after) : r_alive;
+        /* The alive reward; the terminated ones are fixed up below. */
+        reward[i] = p->sutton_barto_reward != 0 ? 0.0 : 1.0;
         term[i] = t ? 1.0 : 0.0;
     }
-    for (size_t i = 0; i < m; i++) {
+    i0 = 0;
+#if defined(__AVX2__)
+    for (; i0 + 4 <= m; i0 += 4) {
+        __m256d r0 = _mm256_loadu_pd(x + i0), r1 = _mm256_loadu_pd(xd + i0);
+        __m256d r2 = _mm256_loadu_pd(th + i0), r3 = _mm256_loadu_pd(thd + i0);
+        __m128 o0 = _mm256_cvtpd_ps(r0), o1 = _mm256_cvtpd_ps(r1);
+        __m128 o2 = _mm256_cvtpd_ps(r2), o3 = _mm256_cvtpd_ps(r3);
+        FAST_TRANSPOSE4_PD(r0, r1, r2, r3);
+        _mm256_storeu_pd(&st[i0 + 0].x, r0);
+        _mm256_storeu_pd(&st[i0 + 1].x, r1);
+        _mm256_storeu_pd(&st[i0 + 2].x, r2);
+        _mm256_storeu_pd(&st[i0 + 3].x, r3);
+        _MM_TRANSPOSE4_PS(o0, o1, o2, o3);
+        _mm_storeu_ps(obs + 4 * i0 + 0, o0);
+        _mm_storeu_ps(obs + 4 * i0 + 4, o1);
+        _mm_storeu_ps(obs + 4 * i0 + 8, o2);
+        _mm_storeu_ps(obs + 4 * i0 + 12, o3);
+    }
+#endif
+    for (size_t i = i0; i < m; i++) {
         st[i].x = x[i];
         st[i].x_dot = xd[i];
         st[i].theta = th[i];
         st[i].theta_dot = thd[i];
-        const int64_t t = (int64_t)term[i];
-        const int64_t sbt = st[i].steps_beyond_terminated;
-        int64_t after = sbt + 1; /* the pole just fell (None -> 0) or fell earlier */
-        after = sbt < 0 ? 0 : after;
-        st[i].steps_beyond_terminated = t ? after : sbt;
-        terminated[i] = (uint8_t)t;
         obs[4 * i + 0] = (float)x[i];
         obs[4 * i + 1] = (float)xd[i];
         obs[4 * i + 2] = (float)th[i];
         obs[4 * i + 3] = (float)thd[i];
+    }
+    for (size_t i = 0; i < m; i++)
+        terminated[i] = (uint8_t)(term[i] != 0.0);
+    /* The terminated instances, eight flags at a time; not those awaiting a
+     * NEXT_STEP reset (the driver resets them, which sets all of this). */
+    const uint8_t *pend = b->pending_reset + lo;
+    const uint64_t pend_mask =
+        b->autoreset_mode == CCGYM_AUTORESET_NEXT_STEP ? ~(uint64_t)0 : 0;
+    for (size_t j = 0; j < m; j += 8) {
+        uint64_t w = 0, pw = 0;
+        if (j + 8 <= m) {
+            memcpy(&w, terminated + j, 8);
+            memcpy(&pw, pend + j, 8);
+        } else {
+            for (size_t i = j; i < m; i++) {
+                w |= (uint64_t)terminated[i] << (8 * (i - j));
+                pw |= (uint64_t)pend[i] << (8 * (i - j));
+            }
+        }
+        w &= ~(pw & pend_mask);
+        while (w) {
+            const size_t i = j + (size_t)__builtin_ctzll(w) / 8;
+            w &= ~((uint64_t)0xff << (8 * (i - j)));
+            const ccgym_cartpole_params *p = P + i * ps;
+            const int sb = p->sutton_barto_reward != 0;
+            const int64_t sbt = st[i].steps_beyond_terminated;
+            if (sbt < 0) {
+                st[i].steps_beyond_terminated = 0; /* the pole just fell */
+                reward[i] = sb ? -1.0 : 1.0;
+            } else {
+                st[i].steps_beyond_terminated = sbt + 1;
+                reward[i] = sb ? -1.0 : 0.0;
+            }
+        }
     }
 }
 

@@ -19,6 +19,9 @@ typedef void (*ccgym_fast_block_fn)(const ccgym_batch *b, const void *actions, s
                                     size_t hi);
 
 #define CCGYM_FAST_DECLARE(SUFFIX)                                                        \
+    void ccgym_fast_drive_##SUFFIX(const ccgym_env_def *exact, ccgym_fast_block_fn block,   \
+                                   const ccgym_batch *b, const void *actions, size_t begin, \
+                                   size_t end);                                             \
     void ccgym_fast_sincos_array_##SUFFIX(const double *x, double *s, double *c, size_t n); \
     void ccgym_fast_cartpole_block_##SUFFIX(const ccgym_batch *b, const void *actions,     \
                                             size_t lo, size_t hi);                         \
