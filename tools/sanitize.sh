@@ -38,7 +38,7 @@ PY="$VENV/bin/python"
 if [[ "${SANITIZE_SKIP_BUILD:-0}" != 1 ]]; then
   "$PY" -m pip install --quiet --upgrade pip
   # A fresh build directory: a cached non-instrumented build must not be reused.
-  CCGYM_SANITIZE=ON "$PY" -m pip install --quiet ".[test]" \
+  CCGYM_SANITIZE=ON "$PY" -m pip install --quiet ".[test,render]" \
     --config-settings=build-dir="$TMP/build"
 fi
 
