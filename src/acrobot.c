@@ -76,23 +76,6 @@ static inline void acrobot_dsdt(const ccgym_acrobot_params *p, const double *s, 
     out[3] = ddtheta2;
 }
 
-/* acrobot.wrap: shift by 2*pi until inside [m, M]. Reachable states need a
- * step or two; a state far outside (only from set_state) is first brought
- * near by fmod, where Gymnasium would loop for ever (or on inf, not return). */
-static inline double acrobot_wrap(double x, double m, double M)
-{
-    const double diff = M - m;
-    if (!isfinite(x))
-        return x;
-    if (fabs(x) > 64 * diff)
-        x = fmod(x, diff);
-    while (x > M)
-        x = x - diff;
-    while (x < m)
-        x = x + diff;
-    return x;
-}
-
 static inline void ccgym_acrobot_step(const ccgym_acrobot_params *p, ccgym_acrobot_state *st,
                                       ccgym_pcg64 *rng, const int64_t *action, float *obs,
                                       double *reward, uint8_t *terminated)
@@ -120,8 +103,8 @@ static inline void ccgym_acrobot_step(const ccgym_acrobot_params *p, ccgym_acrob
     double ns[4];
     for (int j = 0; j < 4; j++)
         ns[j] = y0[j] + dt / 6.0 * (k1[j] + 2 * k2[j] + 2 * k3[j] + k4[j]);
-    ns[0] = acrobot_wrap(ns[0], -M_PI, M_PI);
-    ns[1] = acrobot_wrap(ns[1], -M_PI, M_PI);
+    ns[0] = ccgym_acrobot_wrap(ns[0], -M_PI, M_PI);
+    ns[1] = ccgym_acrobot_wrap(ns[1], -M_PI, M_PI);
     ns[2] = ccgym_py_bound(ns[2], -p->max_vel_1, p->max_vel_1);
     ns[3] = ccgym_py_bound(ns[3], -p->max_vel_2, p->max_vel_2);
     for (int j = 0; j < 4; j++)

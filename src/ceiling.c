@@ -181,18 +181,6 @@ CCGYM_INLINE void acrobot_dsdt(const ccgym_acrobot_params *p, const double *s, d
     out[3] = ddtheta2;
 }
 
-CCGYM_INLINE double acrobot_wrap(double x, double m, double M)
-{
-    const double diff = M - m;
-    if (!isfinite(x))
-        return x;
-    while (x > M)
-        x = x - diff;
-    while (x < m)
-        x = x + diff;
-    return x;
-}
-
 CCGYM_INLINE void acrobot_step(const void *vp, double *s, const void *action, float *obs,
                                double *reward, uint8_t *terminated)
 {
@@ -215,8 +203,8 @@ CCGYM_INLINE void acrobot_step(const void *vp, double *s, const void *action, fl
     acrobot_dsdt(p, y, torque + dt * 0.0, k4);
     for (int j = 0; j < 4; j++)
         ns[j] = s[j] + dt / 6.0 * (k1[j] + 2 * k2[j] + 2 * k3[j] + k4[j]);
-    ns[0] = acrobot_wrap(ns[0], -M_PI, M_PI);
-    ns[1] = acrobot_wrap(ns[1], -M_PI, M_PI);
+    ns[0] = ccgym_acrobot_wrap(ns[0], -M_PI, M_PI);
+    ns[1] = ccgym_acrobot_wrap(ns[1], -M_PI, M_PI);
     ns[2] = ccgym_py_bound(ns[2], -p->max_vel_1, p->max_vel_1);
     ns[3] = ccgym_py_bound(ns[3], -p->max_vel_2, p->max_vel_2);
     for (int j = 0; j < 4; j++)

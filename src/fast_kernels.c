@@ -374,20 +374,8 @@ CCGYM_INLINE void acrobot_dsdt(const ccgym_acrobot_params *P, const size_t ps, s
 }
 
 /* acrobot.wrap for what one shift does not fix (set_state oddities): the
- * exact kernel's rule, fmod first when far. */
-static double acrobot_wrap_slow(double x)
-{
-    const double m = -M_PI, M = M_PI, diff = M - m;
-    if (!isfinite(x))
-        return x;
-    if (fabs(x) > 64 * diff)
-        x = fmod(x, diff);
-    while (x > M)
-        x = x - diff;
-    while (x < m)
-        x = x + diff;
-    return x;
-}
+ * exact kernel's rule. */
+static double acrobot_wrap_slow(double x) { return ccgym_acrobot_wrap(x, -M_PI, M_PI); }
 
 CCGYM_INLINE void acrobot_block(const ccgym_batch *b, const void *actions, size_t lo,
                                 size_t hi, const size_t ps)

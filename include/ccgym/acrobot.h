@@ -3,6 +3,7 @@
 #ifndef CCGYM_ACROBOT_H_
 #define CCGYM_ACROBOT_H_
 
+#include <math.h>
 #include <stdint.h>
 
 typedef struct ccgym_acrobot_params {
@@ -22,6 +23,23 @@ typedef struct ccgym_acrobot_params {
 typedef struct ccgym_acrobot_state {
     double s[4]; /* theta1, theta2, dtheta1, dtheta2 */
 } ccgym_acrobot_state;
+
+/* acrobot.wrap: shift by M - m until inside [m, M]. Reachable states need a
+ * step or two; a state far outside (only from set_state) is first brought
+ * near by fmod, where Gymnasium would loop for ever (or on inf, not return). */
+static inline double ccgym_acrobot_wrap(double x, double m, double M)
+{
+    const double diff = M - m;
+    if (!isfinite(x))
+        return x;
+    if (fabs(x) > 64 * diff)
+        x = fmod(x, diff);
+    while (x > M)
+        x = x - diff;
+    while (x < m)
+        x = x + diff;
+    return x;
+}
 
 void ccgym_acrobot_params_init(ccgym_acrobot_params *p, double link_length_1,
                                double link_length_2, double link_mass_1, double link_mass_2,
