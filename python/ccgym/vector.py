@@ -182,10 +182,10 @@ class VectorEnv(gym.vector.VectorEnv):
         proto = single_cls(render_mode=render_mode, **gym_kwargs)
         self._physics = {**PHYSICS[kind], **physics}
         params = {**PARAMS[kind](**gym_kwargs), **self._physics}
-        # Serialises step/reset/set_state/... across Python threads: the core's
-        # own busy flag is checked before actions are validated, and numpy can
-        # release the GIL (or run Python code, via __array__) while validating,
-        # so two threads could otherwise both enter C on the same buffers.
+        # Serialises the operations made of several core calls (reset seeds,
+        # then resets; snapshots; set_physics) across Python threads. A single
+        # core call (step) guards itself: the core raises its busy flag before
+        # it validates anything.
         self._lock = threading.Lock()
         self._core = _core.Batch(
             self._kind, int(num_envs), params, int(max_episode_steps), _AUTORESET[mode],
