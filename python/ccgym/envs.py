@@ -11,6 +11,7 @@ adds it (``TimeLimit``) from the registered ``max_episode_steps``.
 from __future__ import annotations
 
 import math
+import threading
 from typing import Any, ClassVar
 
 import gymnasium as gym
@@ -35,6 +36,10 @@ __all__ = [
     "MountainCarEnv",
     "PendulumEnv",
 ]
+
+
+_BUSY = ("this environment is being stepped or reset by another thread; ccgym envs are not "
+         "thread-safe: give each thread its own env")
 
 
 def _generator_from_state(state: int, inc: int) -> np.random.Generator:
@@ -75,6 +80,9 @@ class _CoreEnv(gym.Env):
         if render_mode == "human":  # bound per instance: other modes' step pays nothing
             self.step = self._step_and_show
         self._core = _core.Batch(self._kind, 1, params, 0, _core.AUTORESET_DISABLED, 1)
+        # reset() is two core calls (seed, then reset): a step from another
+        # thread must not land between them. A second caller gets an error.
+        self._lock = threading.Lock()
         # Like Gymnasium's first unseeded reset: a 128-bit seed from OS entropy.
         entropy = np.random.SeedSequence().entropy
         self._core.seed_one(0, entropy)
@@ -111,11 +119,17 @@ class _CoreEnv(gym.Env):
             raise RuntimeError("the environment is closed")
         if seed is not None:
             seed = _check_seed(seed)
-            self._core.seed_one(0, seed)
-            self._np_random_seed = seed
         a, b = self._reset_bounds(options)
-        self._core.reset(None, a, b)
-        self._core.has_reset = True
+        if not self._lock.acquire(False):
+            raise RuntimeError(_BUSY)
+        try:
+            if seed is not None:
+                self._core.seed_one(0, seed)
+                self._np_random_seed = seed
+            self._core.reset(None, a, b)
+            self._core.has_reset = True
+        finally:
+            self._lock.release()
         if self.render_mode == "human":
             self.render()
         return self._core.obs_single(), {}
@@ -126,11 +140,16 @@ class _CoreEnv(gym.Env):
         Actions are checked like Gymnasium's action space checks them (an
         integer in range; a float array of shape (1,)); a bad one raises
         gymnasium.error.InvalidAction."""
-        return self._core.step1(action)
+        if not self._lock.acquire(False):
+            raise RuntimeError(_BUSY)
+        try:
+            return self._core.step1(action)
+        finally:
+            self._lock.release()
 
     def _step_and_show(self, action: Any):
         """step() in render_mode="human": steps, then draws, as Gymnasium does."""
-        result = self._core.step1(action)
+        result = _CoreEnv.step(self, action)
         self.render()
         return result
 

@@ -182,10 +182,9 @@ class VectorEnv(gym.vector.VectorEnv):
         proto = single_cls(render_mode=render_mode, **gym_kwargs)
         self._physics = {**PHYSICS[kind], **physics}
         params = {**PARAMS[kind](**gym_kwargs), **self._physics}
-        # Serialises the operations made of several core calls (reset seeds,
-        # then resets; snapshots; set_physics) across Python threads. A single
-        # core call (step) guards itself: the core raises its busy flag before
-        # it validates anything.
+        # Serialises step, reset (seeding then resetting: two core calls),
+        # snapshots and set_physics across Python threads; a second caller
+        # gets a RuntimeError. The core's busy flag guards each core call too.
         self._lock = threading.Lock()
         self._core = _core.Batch(
             self._kind, int(num_envs), params, int(max_episode_steps), _AUTORESET[mode],
@@ -256,9 +255,15 @@ class VectorEnv(gym.vector.VectorEnv):
     def step(self, actions):
         """Steps every instance in one C call; returns (obs, rewards,
         terminations, truncations, infos) as SyncVectorEnv does."""
-        # The core refuses a second thread (its busy flag is up from before
-        # the actions are validated until the C call returns).
-        return self._core.vector_step(actions)
+        # Not reentrant with reset(), whose seeding and resetting are two core
+        # calls: the same lock makes a concurrent call fail instead of landing
+        # between them (the core's busy flag guards each single call).
+        if not self._lock.acquire(False):
+            raise RuntimeError(_BUSY)
+        try:
+            return self._core.vector_step(actions)
+        finally:
+            self._lock.release()
 
     def _infos(self, infos: dict[str, Any]) -> None:
         """Called by the core when an episode ended this step."""
