@@ -119,13 +119,15 @@ class _CoreEnv(gym.Env):
             raise RuntimeError("the environment is closed")
         if seed is not None:
             seed = _check_seed(seed)
-        a, b = self._reset_bounds(options)
         if not self._lock.acquire(False):
             raise RuntimeError(_BUSY)
         try:
+            # Seed before parsing the options, as Gymnasium's super().reset(seed)
+            # does: a reset rejected for its options has still reseeded.
             if seed is not None:
                 self._core.seed_one(0, seed)
                 self._np_random_seed = seed
+            a, b = self._reset_bounds(options)
             self._core.reset(None, a, b)
             self._core.has_reset = True
         finally:
