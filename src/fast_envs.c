@@ -7,6 +7,7 @@
  * MountainCar and MountainCarContinuous have no trig in their step worth
  * vectorising (one cos, branchy clipping), so their fast defs are the exact ones. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ccgym/acrobot.h"
@@ -19,13 +20,15 @@
 typedef struct fast_kernels {
     const char *isa;
     void (*sincos_array)(const double *x, double *s, double *c, size_t n);
+    int (*discrete_in_range)(const int64_t *a, size_t n, int64_t n_actions);
     void (*drive)(const ccgym_env_def *exact, ccgym_fast_block_fn block, const ccgym_batch *b,
                   const void *actions, size_t begin, size_t end);
     ccgym_fast_block_fn cartpole, pendulum, acrobot;
 } fast_kernels;
 
 #define FAST_KERNELS(SUFFIX)                                                             \
-    {#SUFFIX, ccgym_fast_sincos_array_##SUFFIX, ccgym_fast_drive_##SUFFIX,                \
+    {#SUFFIX, ccgym_fast_sincos_array_##SUFFIX, ccgym_fast_discrete_in_range_##SUFFIX,    \
+     ccgym_fast_drive_##SUFFIX,                                                          \
      ccgym_fast_cartpole_block_##SUFFIX,                                                 \
      ccgym_fast_pendulum_block_##SUFFIX, ccgym_fast_acrobot_block_##SUFFIX}
 
@@ -37,8 +40,8 @@ static const fast_kernels kernels[] = {
 #endif
 };
 
-/* 0 generic, 1 avx2+fma, 2 avx512 (F, DQ, VL, BW). */
-static int best_isa(void)
+/* 0 generic, 1 avx2+fma, 2 avx512 (F, DQ, VL, BW): the best this CPU runs. */
+static int detect_isa(void)
 {
 #if defined(CCGYM_FAST_X86) && defined(__x86_64__) && defined(__GNUC__)
     __builtin_cpu_init();
@@ -51,17 +54,54 @@ static int best_isa(void)
     return 0;
 }
 
-const char *ccgym_fast_isa(void) { return kernels[best_isa()].isa; }
+static int best_isa(void)
+{
+    static int best = -1; /* a racing first call stores the same value */
+    if (best < 0)
+        best = detect_isa();
+    return best;
+}
+
+/* The ISA in use: the best, or a lower one chosen by the environment
+ * variable CCGYM_FAST_ISA (generic, avx2, avx512) or ccgym_fast_use_isa. */
+static int used = -1;
+
+static int isa_in_use(void)
+{
+    if (used < 0) {
+        int isa = best_isa();
+        const char *want = getenv("CCGYM_FAST_ISA");
+        for (int k = 0; want && k < isa; k++)
+            if (strcmp(want, kernels[k].isa) == 0)
+                isa = k;
+        used = isa;
+    }
+    return used;
+}
+
+const char *ccgym_fast_isa(void) { return kernels[isa_in_use()].isa; }
+
+int ccgym_fast_use_isa(int isa)
+{
+    if (isa > best_isa())
+        return -1;
+    used = isa < 0 ? best_isa() : isa;
+    return 0;
+}
 
 int ccgym_fast_sincos_array(const double *x, double *s, double *c, size_t n, int isa)
 {
-    int best = best_isa();
     if (isa < 0)
-        isa = best;
-    if (isa > best)
+        isa = isa_in_use();
+    if (isa > best_isa())
         return -1;
     kernels[isa].sincos_array(x, s, c, n);
     return 0;
+}
+
+int ccgym_discrete_in_range(const int64_t *a, size_t n, int64_t n_actions)
+{
+    return kernels[isa_in_use()].discrete_in_range(a, n, n_actions);
 }
 
 /* NAME_fast_def: the exact def's name, sizes and reset bounds (restated, as
@@ -72,7 +112,7 @@ int ccgym_fast_sincos_array(const double *x, double *s, double *c, size_t n, int
     static void NAME##_fast_step_range(const ccgym_batch *b, const void *actions,            \
                                        size_t begin, size_t end)                             \
     {                                                                                        \
-        const fast_kernels *k_ = &kernels[best_isa()];                                       \
+        const fast_kernels *k_ = &kernels[isa_in_use()];                                     \
         k_->drive(&NAME##_def, k_->FIELD, b, actions, begin, end);                           \
     }                                                                                        \
     static void NAME##_fast_reset_range(const ccgym_batch *b, const uint8_t *mask, double a, \

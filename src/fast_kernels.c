@@ -17,6 +17,10 @@
 #include "ccgym/pendulum.h"
 #include "fast_kernels.h"
 
+#if defined(__AVX2__)
+#include <immintrin.h>
+#endif
+
 #ifndef CCGYM_FAST_SUFFIX
 #error "compile with -DCCGYM_FAST_SUFFIX=<isa>"
 #endif
@@ -34,57 +38,114 @@ void FAST_FN(sincos_array)(const double *x, double *s, double *c, size_t n)
     }
 }
 
+/* Whether every a[i] is in [0, n_actions): a branch-free OR of unsigned
+ * compares (a negative action is a huge unsigned one), which vectorises. */
+int FAST_FN(discrete_in_range)(const int64_t *a, size_t n, int64_t n_actions)
+{
+    const uint64_t lim = (uint64_t)n_actions;
+    uint64_t bad = 0;
+    for (size_t i = 0; i < n; i++)
+        bad |= (uint64_t)((uint64_t)a[i] >= lim);
+    return bad == 0;
+}
+
+/* The driver's bookkeeping of one ordinary step (elapsed steps, truncation,
+ * episode return), done by the block kernels inside their vectorised passes:
+ * fast_book_init once per block, fast_book_step per instance. */
+typedef struct fast_book {
+    int64_t *__restrict elapsed;
+    double *__restrict ep_return;
+    uint8_t *__restrict truncated;
+    const uint8_t *__restrict pending;
+    uint8_t *__restrict special;
+    int64_t limit;
+    uint8_t pend_mask;
+} fast_book;
+
+CCGYM_INLINE fast_book fast_book_init(const ccgym_batch *b, size_t lo, uint8_t *special)
+{
+    fast_book k;
+    k.elapsed = b->elapsed + lo;
+    k.ep_return = b->episode_return + lo;
+    k.truncated = b->truncated + lo;
+    k.pending = b->pending_reset + lo;
+    k.special = special;
+    k.limit = b->max_episode_steps > 0 ? b->max_episode_steps : INT64_MAX;
+    k.pend_mask = b->autoreset_mode == CCGYM_AUTORESET_NEXT_STEP ? 1 : 0;
+    return k;
+}
+
+/* Instance lo + i stepped with reward r (added to its return: pass 0.0 and
+ * add it later where the reward is fixed up later) and terminated term.
+ * Marks in special[i] the instances the driver must see to: done, or
+ * awaiting a NEXT_STEP reset. */
+CCGYM_INLINE void fast_book_step(const fast_book *k, size_t i, double r, uint8_t term)
+{
+    const int64_t el = k->elapsed[i] + 1;
+    const uint8_t trunc = (uint8_t)(el >= k->limit);
+    k->truncated[i] = trunc;
+    k->elapsed[i] = el;
+    k->ep_return[i] = k->ep_return[i] + r;
+    k->special[i] = (uint8_t)(term | trunc | (k->pending[i] & k->pend_mask));
+}
+
+/* Bit k set where the 0/1 flag f[k] is 1, for k < 64. */
+CCGYM_INLINE uint64_t fast_mask64(const uint8_t *f)
+{
+#if defined(__AVX512BW__)
+    const __m512i v = _mm512_loadu_si512((const void *)f);
+    return (uint64_t)_mm512_test_epi8_mask(v, v);
+#elif defined(__AVX2__)
+    const __m256i z = _mm256_setzero_si256();
+    const __m256i v0 = _mm256_loadu_si256((const __m256i *)f);
+    const __m256i v1 = _mm256_loadu_si256((const __m256i *)(f + 32));
+    const uint32_t m0 = ~(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v0, z));
+    const uint32_t m1 = ~(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v1, z));
+    return (uint64_t)m0 | (uint64_t)m1 << 32;
+#else
+    /* Eight flags to eight bits: the multiply gathers bit 8q of w into bit 56 + q. */
+    uint64_t bits = 0;
+    for (int q = 0; q < 8; q++) {
+        uint64_t w;
+        memcpy(&w, f + 8 * q, 8);
+        bits |= ((w * 0x0102040810204080ull) >> 56) << (8 * q);
+    }
+    return bits;
+#endif
+}
+
 /* The generic driver's step (ccgym_drive_step: time limit, autoreset modes,
- * final observations, episode sums) with the physics done a block at a time
- * by block. The bookkeeping of a block is one vectorised pass that treats
- * every instance as an ordinary step; the few that ended an episode or await
- * a NEXT_STEP reset are then fixed up one by one, found eight flags at a time. */
+ * final observations, episode sums) with the physics and the bookkeeping of
+ * an ordinary step done a block at a time by block (which marks in special
+ * the instances that ended an episode or await a NEXT_STEP reset); those few
+ * are then seen to one by one, found eight flags at a time. */
 void FAST_FN(drive)(const ccgym_env_def *exact, ccgym_fast_block_fn block,
                     const ccgym_batch *b, const void *actions, size_t begin, size_t end)
 {
     const int obs_dim = exact->obs_dim;
     const int mode = b->autoreset_mode;
-    const int64_t limit = b->max_episode_steps > 0 ? b->max_episode_steps : INT64_MAX;
-    const uint8_t pend_mask = mode == CCGYM_AUTORESET_NEXT_STEP ? 1 : 0;
-    int64_t *elapsed = b->elapsed;
-    double *ep_return = b->episode_return;
-    const double *reward = b->reward;
-    const uint8_t *terminated = b->terminated;
-    uint8_t *truncated = b->truncated;
-    const uint8_t *pending = b->pending_reset;
-    uint8_t special[CCGYM_FAST_BLOCK + 8];
+    uint8_t special[CCGYM_FAST_BLOCK + 64];
     for (size_t lo = begin; lo < end;) {
         const size_t hi = end - lo < CCGYM_FAST_BLOCK ? end : lo + CCGYM_FAST_BLOCK;
         const size_t m = hi - lo;
-        block(b, actions, lo, hi);
-#pragma GCC ivdep
-        for (size_t k = 0; k < m; k++) {
-            const size_t i = lo + k;
-            const int64_t el = elapsed[i] + 1;
-            const uint8_t trunc = (uint8_t)(el >= limit);
-            truncated[i] = trunc;
-            elapsed[i] = el;
-            ep_return[i] = ep_return[i] + reward[i];
-            special[k] = (uint8_t)(terminated[i] | trunc | (pending[i] & pend_mask));
-        }
-        memset(special + m, 0, 8);
-        /* Their indices first, and a prefetch of the RNG each reset reads
-         * (the resets' cache misses then overlap). */
+        block(b, actions, lo, hi, special);
+        memset(special + m, 0, 64);
+        /* Their indices first, 64 flags at a time (one well-predicted branch
+         * per 64 instances, one per marked one), and a prefetch of the RNG
+         * each reset reads (the resets' cache misses then overlap). */
         size_t idx[CCGYM_FAST_BLOCK], nidx = 0;
-        for (size_t j = 0; j < m; j += 8) {
-            uint64_t w;
-            memcpy(&w, special + j, 8);
+        for (size_t j = 0; j < m; j += 64) {
+            uint64_t w = fast_mask64(special + j);
             while (w) {
-                const size_t k = j + (size_t)__builtin_ctzll(w) / 8;
+                const size_t k = lo + j + (size_t)__builtin_ctzll(w);
                 w &= w - 1;
-                w &= ~((uint64_t)0xff << (8 * (k - j)));
-                idx[nidx++] = lo + k;
-                __builtin_prefetch(&b->rng[lo + k], 1);
+                idx[nidx++] = k;
+                __builtin_prefetch(&b->rng[k], 1);
             }
         }
         for (size_t q = 0; q < nidx; q++) {
             const size_t i = idx[q];
-            if (pend_mask && b->pending_reset[i]) {
+            if (mode == CCGYM_AUTORESET_NEXT_STEP && b->pending_reset[i]) {
                 /* Also clears pending_reset, elapsed, the episode sums and flags. */
                 exact->reset_range(b, NULL, exact->default_a, exact->default_b, i, i + 1);
                 b->reward[i] = 0.0;
@@ -118,7 +179,6 @@ CCGYM_INLINE double fast_clip(double x, double lo, double hi)
 /* ------------------------------------------------------------------ CartPole */
 
 #if defined(__AVX2__)
-#include <immintrin.h>
 /* 4x4 transpose of doubles: rows a..d in, columns out (its own inverse). */
 #define FAST_TRANSPOSE4_PD(a, b, c, d)                                                  \
     do {                                                                                \
@@ -133,13 +193,14 @@ CCGYM_INLINE double fast_clip(double x, double lo, double hi)
 
 /* ps: 0 when all instances share params[0], 1 when each has its own.
  * Three passes: load the AoS state into arrays (4x4 transposes where the ISA
- * has them), the physics on arrays of doubles only (what GCC vectorises),
- * then store the state and observations back (transposes again). The
+ * has them), the physics and the driver's bookkeeping on arrays (what GCC
+ * vectorises), then store the state back (transposes again; each transposed
+ * state row converted to float is that instance's observation). The
  * instances that terminated (few) then get their reward and
  * steps_beyond_terminated in a scalar pass, so the vector passes never touch
  * that int64 field. */
 CCGYM_INLINE void cartpole_block(const ccgym_batch *b, const void *actions, size_t lo,
-                                 size_t hi, const size_t ps)
+                                 size_t hi, uint8_t *special, const size_t ps)
 {
     const size_t m = hi - lo;
     ccgym_cartpole_state *__restrict st = (ccgym_cartpole_state *)b->state + lo;
@@ -147,9 +208,11 @@ CCGYM_INLINE void cartpole_block(const ccgym_batch *b, const void *actions, size
     const int64_t *__restrict act = (const int64_t *)actions + lo;
     float *__restrict obs = b->obs + lo * 4;
     double *__restrict reward = b->reward + lo;
+    double *__restrict ep_return = b->episode_return + lo;
     uint8_t *__restrict terminated = b->terminated + lo;
+    const fast_book bk = fast_book_init(b, lo, special);
     double x[BLOCK], xd[BLOCK], th[BLOCK], thd[BLOCK];
-    double sn[BLOCK], cs[BLOCK], term[BLOCK];
+    double sn[BLOCK], cs[BLOCK];
     size_t i0 = 0;
 
 #if defined(__AVX2__)
@@ -199,30 +262,30 @@ CCGYM_INLINE void cartpole_block(const ccgym_batch *b, const void *actions, size
         xd[i] = n_x_dot;
         th[i] = n_theta;
         thd[i] = n_theta_dot;
-        const int t = (n_x < -p->x_threshold) | (n_x > p->x_threshold) |
-                      (n_theta < -p->theta_threshold_radians) |
-                      (n_theta > p->theta_threshold_radians);
-        /* The alive reward; the terminated ones are fixed up below. */
-        reward[i] = p->sutton_barto_reward != 0 ? 0.0 : 1.0;
-        term[i] = t ? 1.0 : 0.0;
+        const uint8_t t = (uint8_t)((n_x < -p->x_threshold) | (n_x > p->x_threshold) |
+                                    (n_theta < -p->theta_threshold_radians) |
+                                    (n_theta > p->theta_threshold_radians));
+        /* The alive reward; the terminated ones get theirs (and its share of
+         * the return) below. */
+        const double r = p->sutton_barto_reward != 0 ? 0.0 : 1.0;
+        reward[i] = r;
+        terminated[i] = t;
+        fast_book_step(&bk, i, t ? 0.0 : r, t);
     }
     i0 = 0;
 #if defined(__AVX2__)
     for (; i0 + 4 <= m; i0 += 4) {
         __m256d r0 = _mm256_loadu_pd(x + i0), r1 = _mm256_loadu_pd(xd + i0);
         __m256d r2 = _mm256_loadu_pd(th + i0), r3 = _mm256_loadu_pd(thd + i0);
-        __m128 o0 = _mm256_cvtpd_ps(r0), o1 = _mm256_cvtpd_ps(r1);
-        __m128 o2 = _mm256_cvtpd_ps(r2), o3 = _mm256_cvtpd_ps(r3);
         FAST_TRANSPOSE4_PD(r0, r1, r2, r3);
         _mm256_storeu_pd(&st[i0 + 0].x, r0);
         _mm256_storeu_pd(&st[i0 + 1].x, r1);
         _mm256_storeu_pd(&st[i0 + 2].x, r2);
         _mm256_storeu_pd(&st[i0 + 3].x, r3);
-        _MM_TRANSPOSE4_PS(o0, o1, o2, o3);
-        _mm_storeu_ps(obs + 4 * i0 + 0, o0);
-        _mm_storeu_ps(obs + 4 * i0 + 4, o1);
-        _mm_storeu_ps(obs + 4 * i0 + 8, o2);
-        _mm_storeu_ps(obs + 4 * i0 + 12, o3);
+        _mm_storeu_ps(obs + 4 * i0 + 0, _mm256_cvtpd_ps(r0));
+        _mm_storeu_ps(obs + 4 * i0 + 4, _mm256_cvtpd_ps(r1));
+        _mm_storeu_ps(obs + 4 * i0 + 8, _mm256_cvtpd_ps(r2));
+        _mm_storeu_ps(obs + 4 * i0 + 12, _mm256_cvtpd_ps(r3));
     }
 #endif
     for (size_t i = i0; i < m; i++) {
@@ -235,8 +298,6 @@ CCGYM_INLINE void cartpole_block(const ccgym_batch *b, const void *actions, size
         obs[4 * i + 2] = (float)th[i];
         obs[4 * i + 3] = (float)thd[i];
     }
-    for (size_t i = 0; i < m; i++)
-        terminated[i] = (uint8_t)(term[i] != 0.0);
     /* The terminated instances, eight flags at a time; not those awaiting a
      * NEXT_STEP reset (the driver resets them, which sets all of this). */
     const uint8_t *pend = b->pending_reset + lo;
@@ -267,23 +328,26 @@ CCGYM_INLINE void cartpole_block(const ccgym_batch *b, const void *actions, size
                 st[i].steps_beyond_terminated = sbt + 1;
                 reward[i] = sb ? -1.0 : 0.0;
             }
+            ep_return[i] = ep_return[i] + reward[i];
         }
     }
 }
 
-void FAST_FN(cartpole_block)(const ccgym_batch *b, const void *actions, size_t lo, size_t hi)
+void FAST_FN(cartpole_block)(const ccgym_batch *b, const void *actions, size_t lo, size_t hi,
+                             uint8_t *special)
 {
     if (b->params_stride)
-        cartpole_block(b, actions, lo, hi, 1);
+        cartpole_block(b, actions, lo, hi, special, 1);
     else
-        cartpole_block(b, actions, lo, hi, 0);
+        cartpole_block(b, actions, lo, hi, special, 0);
 }
 
 /* ------------------------------------------------------------------ Pendulum */
 
 CCGYM_INLINE void pendulum_block(const ccgym_batch *b, const void *actions, size_t lo,
-                                 size_t hi, const size_t ps)
+                                 size_t hi, uint8_t *special, const size_t ps)
 {
+    const fast_book bk = fast_book_init(b, lo, special);
     const size_t m = hi - lo;
     ccgym_pendulum_state *__restrict st = (ccgym_pendulum_state *)b->state + lo;
     const ccgym_pendulum_params *P = (const ccgym_pendulum_params *)b->params + lo * ps;
@@ -320,6 +384,7 @@ CCGYM_INLINE void pendulum_block(const ccgym_batch *b, const void *actions, size
         st[i].thdot = newthdot;
         reward[i] = -costs;
         terminated[i] = 0;
+        fast_book_step(&bk, i, -costs, 0);
         obs[3 * i + 2] = (float)newthdot;
     }
     ccgym_fast_sincos_n(th, sn, cs, m);
@@ -329,12 +394,13 @@ CCGYM_INLINE void pendulum_block(const ccgym_batch *b, const void *actions, size
     }
 }
 
-void FAST_FN(pendulum_block)(const ccgym_batch *b, const void *actions, size_t lo, size_t hi)
+void FAST_FN(pendulum_block)(const ccgym_batch *b, const void *actions, size_t lo, size_t hi,
+                             uint8_t *special)
 {
     if (b->params_stride)
-        pendulum_block(b, actions, lo, hi, 1);
+        pendulum_block(b, actions, lo, hi, special, 1);
     else
-        pendulum_block(b, actions, lo, hi, 0);
+        pendulum_block(b, actions, lo, hi, special, 0);
 }
 
 /* ------------------------------------------------------------------- Acrobot */
@@ -378,7 +444,7 @@ CCGYM_INLINE void acrobot_dsdt(const ccgym_acrobot_params *P, const size_t ps, s
 static double acrobot_wrap_slow(double x) { return ccgym_acrobot_wrap(x, -M_PI, M_PI); }
 
 CCGYM_INLINE void acrobot_block(const ccgym_batch *b, const void *actions, size_t lo,
-                                size_t hi, const size_t ps)
+                                size_t hi, uint8_t *special, const size_t ps)
 {
     static const double avail_torque[3] = {-1.0, 0.0, 1.0};
     const size_t m = hi - lo;
@@ -468,10 +534,13 @@ CCGYM_INLINE void acrobot_block(const ccgym_batch *b, const void *actions, size_
     ccgym_fast_sincos_n(k[0], s0, c0, m);
     ccgym_fast_sincos_n(k[1], s1, c1, m);
     ccgym_fast_sincos_n(k[2], s01, c01, m);
+    const fast_book bk = fast_book_init(b, lo, special);
     for (size_t i = 0; i < m; i++) {
-        const int term = -c0[i] - c01[i] > 1.0;
-        terminated[i] = (uint8_t)term;
-        reward[i] = term ? 0.0 : -1.0;
+        const uint8_t term = (uint8_t)(-c0[i] - c01[i] > 1.0);
+        const double r = term ? 0.0 : -1.0;
+        terminated[i] = term;
+        reward[i] = r;
+        fast_book_step(&bk, i, r, term);
         obs[6 * i + 0] = (float)c0[i];
         obs[6 * i + 1] = (float)s0[i];
         obs[6 * i + 2] = (float)c1[i];
@@ -481,10 +550,11 @@ CCGYM_INLINE void acrobot_block(const ccgym_batch *b, const void *actions, size_
     }
 }
 
-void FAST_FN(acrobot_block)(const ccgym_batch *b, const void *actions, size_t lo, size_t hi)
+void FAST_FN(acrobot_block)(const ccgym_batch *b, const void *actions, size_t lo, size_t hi,
+                            uint8_t *special)
 {
     if (b->params_stride)
-        acrobot_block(b, actions, lo, hi, 1);
+        acrobot_block(b, actions, lo, hi, special, 1);
     else
-        acrobot_block(b, actions, lo, hi, 0);
+        acrobot_block(b, actions, lo, hi, special, 0);
 }

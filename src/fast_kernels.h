@@ -5,6 +5,7 @@
 #define CCGYM_FAST_KERNELS_H_
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "ccgym/driver.h"
 
@@ -12,23 +13,27 @@
 #define CCGYM_FAST_BLOCK 256
 
 /* A block function steps instances [lo, hi) (hi - lo <= CCGYM_FAST_BLOCK):
- * it writes their new state, obs, reward and terminated. Instances awaiting a
- * NEXT_STEP reset are stepped too (the driver resets them right after, which
- * overwrites all of that) but draw nothing from their RNG. */
+ * it writes their new state, obs, reward and terminated, does the driver's
+ * bookkeeping of an ordinary step (elapsed, truncated, episode_return) and
+ * sets special[i - lo] where instance i ended an episode or awaits a
+ * NEXT_STEP reset, 0 elsewhere. Instances awaiting a NEXT_STEP reset are
+ * stepped too (the driver resets them right after, which overwrites all of
+ * that) but draw nothing from their RNG. */
 typedef void (*ccgym_fast_block_fn)(const ccgym_batch *b, const void *actions, size_t lo,
-                                    size_t hi);
+                                    size_t hi, uint8_t *special);
 
 #define CCGYM_FAST_DECLARE(SUFFIX)                                                        \
     void ccgym_fast_drive_##SUFFIX(const ccgym_env_def *exact, ccgym_fast_block_fn block,   \
                                    const ccgym_batch *b, const void *actions, size_t begin, \
                                    size_t end);                                             \
     void ccgym_fast_sincos_array_##SUFFIX(const double *x, double *s, double *c, size_t n); \
+    int ccgym_fast_discrete_in_range_##SUFFIX(const int64_t *a, size_t n, int64_t n_actions); \
     void ccgym_fast_cartpole_block_##SUFFIX(const ccgym_batch *b, const void *actions,     \
-                                            size_t lo, size_t hi);                         \
+                                            size_t lo, size_t hi, uint8_t *special);                         \
     void ccgym_fast_pendulum_block_##SUFFIX(const ccgym_batch *b, const void *actions,     \
-                                            size_t lo, size_t hi);                         \
+                                            size_t lo, size_t hi, uint8_t *special);                         \
     void ccgym_fast_acrobot_block_##SUFFIX(const ccgym_batch *b, const void *actions,      \
-                                           size_t lo, size_t hi);
+                                           size_t lo, size_t hi, uint8_t *special);
 
 CCGYM_FAST_DECLARE(generic)
 #if defined(CCGYM_FAST_X86)

@@ -38,6 +38,20 @@ def available_isas():
     return out
 
 
+ISA_NAMES = [_core.FAST_ISAS[k] for k in available_isas()]
+
+
+@pytest.fixture(params=ISA_NAMES)
+def isa(request):
+    """Runs the test with each set of fast kernels this CPU has (the block
+    kernels, the driver and the action check are compiled once per ISA)."""
+    before = _core.fast_isa()
+    _core.use_fast_isa(request.param)
+    assert _core.fast_isa() == request.param
+    yield request.param
+    _core.use_fast_isa(before)
+
+
 def libm(fn, x):
     """libm's sin/cos (Python's math calls them; numpy may use its own SIMD code)."""
     return np.array([fn(v) if np.isfinite(v) else np.nan for v in x.tolist()])
@@ -111,7 +125,7 @@ def cartpole_params(**kw):
 
 @pytest.mark.parametrize("sutton_barto", [False, True])
 @pytest.mark.parametrize("euler", [1, 0])
-def test_cartpole_one_step_bound(euler, sutton_barto):
+def test_cartpole_one_step_bound(euler, sutton_barto, isa):
     rng = np.random.default_rng(2)
     dt = np.dtype([("s", "f8", 4), ("sbt", "i8")])
     states = np.zeros(N, dt)
@@ -131,7 +145,7 @@ def test_cartpole_one_step_bound(euler, sutton_barto):
                                   exact.state_buffer.view(dt)["sbt"][fast.terminated == exact.terminated])
 
 
-def test_cartpole_per_instance_params_bound():
+def test_cartpole_per_instance_params_bound(isa):
     rng = np.random.default_rng(3)
     dt = np.dtype([("s", "f8", 4), ("sbt", "i8")])
     states = np.zeros(N, dt)
@@ -146,7 +160,7 @@ def test_cartpole_per_instance_params_bound():
     check_step(exact, fast, dist)
 
 
-def test_pendulum_one_step_bound():
+def test_pendulum_one_step_bound(isa):
     from ccgym._params import PARAMS, PHYSICS
 
     rng = np.random.default_rng(4)
@@ -159,7 +173,7 @@ def test_pendulum_one_step_bound():
     assert check_step(exact, fast, np.zeros(N)) == 0
 
 
-def test_pendulum_nan_action_propagates():
+def test_pendulum_nan_action_propagates(isa):
     from ccgym._params import PARAMS, PHYSICS
 
     params = {**PARAMS["Pendulum"](), **PHYSICS["Pendulum"]}
@@ -175,7 +189,7 @@ def test_pendulum_nan_action_propagates():
 
 
 @pytest.mark.parametrize("book", [0, 1])
-def test_acrobot_one_step_bound(book):
+def test_acrobot_one_step_bound(book, isa):
     from ccgym._params import PARAMS, PHYSICS
 
     rng = np.random.default_rng(5)
@@ -189,7 +203,7 @@ def test_acrobot_one_step_bound(book):
     assert np.all(np.abs(fast.obs[:, 4:]) <= np.float32([4 * np.pi, 9 * np.pi]))
 
 
-def test_acrobot_noise_keeps_the_rng_stream():
+def test_acrobot_noise_keeps_the_rng_stream(isa):
     a = ccgym.make_vec("Acrobot-v1", num_envs=64, torque_noise_max=0.5, precision="fast")
     b = ccgym.make_vec("Acrobot-v1", num_envs=64, torque_noise_max=0.5)
     a.reset(seed=9)
@@ -204,7 +218,7 @@ def test_acrobot_noise_keeps_the_rng_stream():
 
 @pytest.mark.parametrize("env_id", ["CartPole-v0", "CartPole-v1", "Acrobot-v1", "Pendulum-v1"])
 @pytest.mark.parametrize("mode", ["NextStep", "SameStep"])
-def test_fast_rollout_tracks_exact_through_autoresets(env_id, mode):
+def test_fast_rollout_tracks_exact_through_autoresets(env_id, mode, isa):
     n = 256
     fast = ccgym.make_vec(env_id, num_envs=n, precision="fast", autoreset_mode=mode,
                           episode_statistics=True)
@@ -295,3 +309,49 @@ def test_fast_defs_describe_the_same_env(kind):
 
 def test_fast_isa_is_reported():
     assert _core.fast_isa() in ("avx512", "avx2", "generic")
+
+
+def test_use_fast_isa_checks_its_argument():
+    before = _core.fast_isa()
+    for bad in ("AVX2", "sse", 2, ""):
+        with pytest.raises(ValueError, match="isa"):
+            _core.use_fast_isa(bad)
+    assert _core.fast_isa() == before
+    _core.use_fast_isa(None)
+    assert _core.fast_isa() == _core.FAST_ISAS[max(available_isas())]
+    _core.use_fast_isa(before)
+
+
+@pytest.mark.parametrize("want", ["generic", "avx512", "bogus"])
+def test_ccgym_fast_isa_environment_variable(want):
+    import os
+    import subprocess
+    import sys
+
+    best = _core.FAST_ISAS[max(available_isas())]
+    out = subprocess.run(
+        [sys.executable, "-c", "from ccgym import _core; print(_core.fast_isa())"],
+        env={**os.environ, "CCGYM_FAST_ISA": want}, capture_output=True, text=True, check=True)
+    # A lower ISA is taken; a higher one than the CPU has, or a bad name, is not.
+    expected = want if want in _core.FAST_ISAS and (
+        _core.FAST_ISAS.index(want) <= _core.FAST_ISAS.index(best)) else best
+    assert out.stdout.strip() == expected
+
+
+@pytest.mark.parametrize("precision", ["exact", "fast"])
+def test_discrete_action_check_finds_every_bad_position(precision, isa):
+    """The vectorised range check, at every position of a vector, its tail
+    included, and for values just outside the range and far outside it."""
+    for n in (1, 7, 8, 9, 63, 64, 65, 300):
+        env = ccgym.make_vec("Acrobot-v1", num_envs=n, precision=precision)
+        env.reset(seed=0)
+        ok = np.ones(n, np.int64)
+        env.step(ok)
+        for pos in sorted({0, n // 2, n - 1}):
+            for bad in (-1, 3, 4, 2**62, -(2**63)):
+                act = ok.copy()
+                act[pos] = bad
+                with pytest.raises(ValueError, match=f"index {pos}"):
+                    env.step(act)
+        env.step(np.full(n, 2, np.int64))
+        env.step(np.zeros(n, np.int64))

@@ -78,6 +78,11 @@ extern const ccgym_env_def ccgym_cartpole_fast_def;
 extern const ccgym_env_def ccgym_pendulum_fast_def;
 extern const ccgym_env_def ccgym_acrobot_fast_def;
 
+/* Whether every one of the n discrete actions a[i] is in [0, n_actions)
+ * (n_actions > 0): the action check of every discrete step, vectorised for
+ * the CPU as the fast kernels are (src/fast_envs.c). */
+int ccgym_discrete_in_range(const int64_t *a, size_t n, int64_t n_actions);
+
 /* Runs fn(ctx, begin, end) over [0, n) split into n_threads contiguous chunks
  * (threads are created for the call and joined before it returns, so nothing
  * outlives it across a fork). Returns 0, or -1 if a thread could not start

@@ -12,9 +12,14 @@
 #include <stdint.h>
 #include <string.h>
 
-/* The instruction set the fast kernels use on this CPU: "avx512", "avx2" or
- * "generic" (src/fast_envs.c). */
+/* The instruction set the fast kernels use: "avx512", "avx2" or "generic"
+ * (src/fast_envs.c): the best this CPU has, unless the environment variable
+ * CCGYM_FAST_ISA names a lower one or ccgym_fast_use_isa chose one. */
 const char *ccgym_fast_isa(void);
+/* Makes the fast kernels use isa (0 generic, 1 avx2, 2 avx512, -1 the best)
+ * from now on; returns -1 if this CPU or build lacks it. Not thread-safe:
+ * for tests and benchmarks, between steps. */
+int ccgym_fast_use_isa(int isa);
 /* The fast sin/cos of n doubles with the kernels of isa (0 generic, 1 avx2,
  * 2 avx512, -1 the best); returns -1 if this CPU or build lacks it. For tests. */
 int ccgym_fast_sincos_array(const double *x, double *s, double *c, size_t n, int isa);

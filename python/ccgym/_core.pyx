@@ -24,12 +24,14 @@ ENV_KINDS = ("CartPole", "MountainCar", "MountainCarContinuous", "Pendulum", "Ac
 
 
 cdef extern from "ccgym/driver.h" nogil:
+    int ccgym_discrete_in_range(const int64_t *a, size_t n, int64_t n_actions)
     const ccgym_env_def ccgym_cartpole_fast_def
     const ccgym_env_def ccgym_pendulum_fast_def
     const ccgym_env_def ccgym_acrobot_fast_def
 
 cdef extern from "ccgym/fastmath.h" nogil:
     const char *ccgym_fast_isa()
+    int ccgym_fast_use_isa(int isa)
     int ccgym_fast_sincos_array(const double *x, double *s, double *c, size_t n, int isa)
 
 PRECISIONS = ("exact", "fast")
@@ -54,14 +56,31 @@ cdef const ccgym_env_def *_env_def(str kind, str precision="exact") except NULL:
     raise ValueError(f"unknown env kind {kind!r}; expected one of {ENV_KINDS}")
 
 
+FAST_ISAS = ("generic", "avx2", "avx512")
+
+
 def fast_isa():
-    """The instruction set precision="fast" uses on this CPU: "avx512", "avx2" or "generic"."""
+    """The instruction set precision="fast" uses: "avx512", "avx2" or "generic".
+    The best this CPU has, unless the environment variable CCGYM_FAST_ISA
+    names a lower one or use_fast_isa chose one."""
     return ccgym_fast_isa().decode()
+
+
+def use_fast_isa(isa):
+    """Makes precision="fast" use `isa` ("generic", "avx2", "avx512", or None
+    for the best here) from now on, in every env. For tests and benchmarks:
+    call it between steps, not while another thread steps. Raises ValueError
+    when this CPU or build lacks the isa."""
+    cdef int k = -1 if isa is None else (FAST_ISAS.index(isa) if isa in FAST_ISAS else -2)
+    if k == -2:
+        raise ValueError(f"isa must be one of {FAST_ISAS} or None, got {isa!r}")
+    if ccgym_fast_use_isa(k) != 0:
+        raise ValueError(f"the {isa} fast kernels are not available on this CPU or build")
 
 
 def fast_sincos(x, int isa=-1):
     """(sin, cos) of a float64 array by the fast mode's kernels (isa: 0 generic,
-    1 avx2, 2 avx512, -1 the best here). For tests; raises ValueError when
+    1 avx2, 2 avx512, -1 the one in use). For tests; raises ValueError when
     this CPU or build lacks the isa."""
     cdef cnp.ndarray xa = np.ascontiguousarray(x, dtype=np.float64).ravel()
     cdef cnp.ndarray s = np.empty_like(xa)
@@ -124,14 +143,6 @@ cdef void _init_one_params(str kind, void *ptr, double[::1] v) except *:
     else:
         ccgym_acrobot_params_init(<ccgym_acrobot_params *>ptr, v[0], v[1], v[2], v[3], v[4],
                                   v[5], v[6], v[7], v[8], v[9], <int>v[10], <int>v[11])
-
-
-cdef inline bint _discrete_in_range(const int64_t *a, size_t n, int64_t n_actions) noexcept nogil:
-    cdef size_t i
-    cdef bint ok = True
-    for i in range(n):
-        ok &= (a[i] >= 0) & (a[i] < n_actions)
-    return ok
 
 
 cdef class Batch:
@@ -449,10 +460,11 @@ cdef class Batch:
         cdef Py_ssize_t i, bad = -1
         cdef int64_t n = self.n_actions
         with nogil:
-            for i in range(self._b.n):
-                if a[i] < 0 or a[i] >= n:
-                    bad = i
-                    break
+            if not ccgym_discrete_in_range(a, self._b.n, n):
+                for i in range(self._b.n):
+                    if a[i] < 0 or a[i] >= n:
+                        bad = i
+                        break
         if bad >= 0:
             raise ValueError(
                 f"action {a[bad]} at index {bad} is outside the action space "
@@ -539,8 +551,8 @@ cdef class Batch:
                 and cnp.PyArray_DIM(<cnp.ndarray>actions, 0) == self.num_envs
                 and cnp.PyArray_IS_C_CONTIGUOUS(<cnp.ndarray>actions)):
             arr = <cnp.ndarray>actions
-            if not _discrete_in_range(<const int64_t *>cnp.PyArray_DATA(arr), self._b.n,
-                                      self.n_actions):
+            if not ccgym_discrete_in_range(<const int64_t *>cnp.PyArray_DATA(arr), self._b.n,
+                                           self.n_actions):
                 self._discrete_actions(actions)  # raises with the details
         else:
             arr = self.check_actions(actions)
