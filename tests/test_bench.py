@@ -138,6 +138,13 @@ def test_bench_quick_json(tmp_path):
             assert (env_id, n, bench.CEILING) in impls
             assert (env_id, n, bench.GYM_SYNC) in impls
     assert ("CartPole-v1", 64, bench.GYM_NUMPY) in impls
+    for env_id in ("CartPole-v1", "Pendulum-v1"):
+        for n in (1, 64):
+            assert (env_id, n, bench.CC_FAST) in impls
+            assert (env_id, n, bench.CC_FAST_NOCOPY) in impls
+    assert data["meta"]["fast_isa"] in ("generic", "avx2", "avx512")
+    assert any(t["target"].startswith("CartPole-v1 N=64 fast vs") and t["value"] > 0
+               for t in data["targets"])
     assert all(r["steps_per_s"] > 0 for r in data["results"])
     vec = [r for r in data["results"] if r["impl"] == bench.CC_VEC]
     assert all(r["vs_gym"] is not None and r["vs_ceiling"] is not None for r in vec)

@@ -80,6 +80,28 @@ class VectorStepNoCopy:
             step(actions)
 
 
+class VectorStepFast:
+    """As :class:`VectorStep` for ccgym with ``precision="fast"`` (the
+    vectorised kernels, for the CPU's instruction set) against the exact
+    default, one thread."""
+
+    params = [["CartPole-v1", "Pendulum-v1", "Acrobot-v1"], [1024, 16384], ["exact", "fast"]]
+    param_names = ["env_id", "num_envs", "precision"]
+
+    def setup(self, env_id, num_envs, precision):
+        self.envs = ccgym_vector(env_id, num_envs, precision=precision)
+        self.envs.reset(seed=SEED)
+        self.actions = draw_actions(self.envs.action_space, VECTOR_STEPS)
+
+    def teardown(self, env_id, num_envs, precision):
+        close(self, "envs")
+
+    def time_step(self, env_id, num_envs, precision):
+        step = self.envs.step
+        for actions in self.actions:
+            step(actions)
+
+
 class VectorReset:
     """``envs.reset`` of 65536 instances: seeded (seed s gives instance i seed s + i,
     a SeedSequence per instance) and unseeded (continuing each stream)."""

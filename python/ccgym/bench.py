@@ -3,7 +3,8 @@
 One run measures, for every id:
 
 - the single env, raw class and through ``gymnasium.make``, of both libraries;
-- ccgym's vector env at several N (and thread counts), beside Gymnasium's
+- ccgym's vector env at several N (and thread counts), exact (the default)
+  and, for the ids with fast kernels, ``precision="fast"``, beside Gymnasium's
   ``SyncVectorEnv`` (small N only), Gymnasium's numpy ``CartPoleVectorEnv``
   (CartPole), optional peers when importable (SB3 ``DummyVecEnv``, EnvPool,
   gymnax) and, with ``--ceiling``, ccgym's reference ceiling: the same
@@ -52,6 +53,7 @@ MIN_INSTANCES_PER_THREAD = 2048  # ccgym's CCGYM_MIN_INSTANCES_PER_THREAD
 
 # The issue's targets (issue 5).
 TARGET_CARTPOLE_VS_NUMPY = 1.6
+TARGET_FAST_VS_NUMPY = 5.0
 TARGET_VS_CEILING = 0.9
 TARGET_N1_VS_NUMPY = 40.0
 TARGET_SINGLE_RAW = 5.0
@@ -63,6 +65,9 @@ TARGET_MEMORY_RATIO = 2.0
 # Implementation labels.
 GYM_RAW, CC_RAW, GYM_MAKE, CC_MAKE = "gymnasium raw", "ccgym raw", "gymnasium make", "ccgym make"
 CC_VEC, CC_VEC_NOCOPY, CEILING = "ccgym", "ccgym copy=False", "ceiling"
+CC_FAST, CC_FAST_NOCOPY = "ccgym fast", "ccgym fast copy=False"
+# The ids whose precision="fast" has its own kernels (MountainCar's is the exact one).
+FAST_IDS = ("CartPole-v0", "CartPole-v1", "Pendulum-v1", "Acrobot-v1")
 GYM_SYNC, GYM_NUMPY = "gym SyncVectorEnv", "gym CartPoleVectorEnv"
 SB3_DUMMY, ENVPOOL, GYMNAX = "sb3 DummyVecEnv", "envpool", "gymnax"
 SINGLE_REFS = {CC_RAW: GYM_RAW, CC_MAKE: GYM_MAKE}
@@ -190,11 +195,13 @@ def single_factory(env_id: str, impl: str) -> Factory:
     return make
 
 
-def ccgym_vector_factory(env_id: str, n: int, threads: int, copy: bool = True) -> Factory:
+def ccgym_vector_factory(env_id: str, n: int, threads: int, copy: bool = True,
+                         precision: str = "exact") -> Factory:
     def make():
         import ccgym
 
-        envs = ccgym.make_vec(env_id, num_envs=n, num_threads=threads, copy=copy)
+        envs = ccgym.make_vec(env_id, num_envs=n, num_threads=threads, copy=copy,
+                              precision=precision)
         envs.reset(seed=0)
         return _cycle_loop(envs.step, _draw(envs.action_space)), n, envs.close
 
@@ -405,6 +412,13 @@ def plan(args: argparse.Namespace) -> tuple[list[Task], list[str]]:
                     add(CC_VEC, ccgym_vector_factory(env_id, n, t), t)
             if not args.no_copy_false:
                 add(CC_VEC_NOCOPY, ccgym_vector_factory(env_id, n, 1, copy=False))
+            if args.fast and env_id in FAST_IDS:
+                for t in args.threads:
+                    if t == 1 or n >= MIN_INSTANCES_PER_THREAD * t:
+                        add(CC_FAST, ccgym_vector_factory(env_id, n, t, precision="fast"), t)
+                if not args.no_copy_false:
+                    add(CC_FAST_NOCOPY,
+                        ccgym_vector_factory(env_id, n, 1, copy=False, precision="fast"))
             if args.ceiling:
                 for t in args.threads:
                     if t == 1 or n >= MIN_INSTANCES_PER_THREAD * t:
@@ -659,6 +673,10 @@ def check_targets(results: list[Result], resets: list[dict[str, Any]],
                 TARGET_N1_VS_NUMPY)
             add("CartPole-v1 N=1 us per step() call", one.us_per_call if one else None,
                 1.0, higher=False)
+            fast = get.get((env_id, "vector", big, CC_FAST, 1))
+            add(f"CartPole-v1 N={big} fast vs {GYM_NUMPY}",
+                fast.steps_per_s / ref.steps_per_s if fast and ref else None,
+                TARGET_FAST_VS_NUMPY)
         add(f"{env_id} N={big} vs ceiling", vec.vs_ceiling if vec else None, TARGET_VS_CEILING)
         raw, make = get.get((env_id, "single", 1, CC_RAW, 1)), get.get((env_id, "single", 1,
                                                                        CC_MAKE, 1))
@@ -819,6 +837,8 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--no-single", action="store_true", help="skip the single-env rows")
     p.add_argument("--no-copy-false", action="store_true",
                    help="skip the ccgym copy=False rows")
+    p.add_argument("--no-fast", dest="fast", action="store_false",
+                   help='skip the precision="fast" rows')
     p.add_argument("--no-reset", action="store_true", help="skip the reset(seed=s) timing")
     p.add_argument("--no-memory", action="store_true", help="skip the memory measurement")
     p.add_argument("--reset-envs", type=int, default=RESET_NUM_ENVS,
@@ -859,6 +879,7 @@ def main(args: argparse.Namespace) -> int:
     import gymnasium as gym
 
     import ccgym
+    from ccgym import _core
 
     _resolve(args)
 
@@ -891,7 +912,8 @@ def main(args: argparse.Namespace) -> int:
           f"Python {platform.python_version()}, {platform.machine()}, "
           f"{os.cpu_count()} CPUs; median of {args.repeats} repeats, "
           f"{args.budget:g} s per measurement, {args.clock} clock"
-          + (" (threads > 1 rows: wall)" if args.clock == "cpu" else ""))
+          + (" (threads > 1 rows: wall)" if args.clock == "cpu" else "")
+          + f"; fast kernels: {_core.fast_isa()}")
     print("steps/s = env-steps per second (N per vector step() call); vs gym = this row / "
           "the Gymnasium reference; vs ceiling = this row / the C ceiling at the same N and "
           "threads\n")
@@ -935,6 +957,7 @@ def main(args: argparse.Namespace) -> int:
                 "cpus": os.cpu_count(), "repeats": args.repeats, "budget_s": args.budget,
                 "ids": args.ids, "num_envs": args.num_envs, "threads": args.threads,
                 "quick": args.quick, "ceiling": args.ceiling, "clock": args.clock, "elapsed_s": elapsed,
+                "fast_isa": _core.fast_isa(),
             },
             "results": [dataclasses.asdict(r) for r in results],
             "reset": resets,
