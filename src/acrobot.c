@@ -76,9 +76,9 @@ static inline void acrobot_dsdt(const ccgym_acrobot_params *p, const double *s, 
     out[3] = ddtheta2;
 }
 
-static inline void ccgym_acrobot_step(const ccgym_acrobot_params *p, ccgym_acrobot_state *st,
-                                      ccgym_pcg64 *rng, const int64_t *action, float *obs,
-                                      double *reward, uint8_t *terminated)
+CCGYM_INLINE void ccgym_acrobot_step(const ccgym_acrobot_params *p, ccgym_acrobot_state *st,
+                                     ccgym_pcg64 *rng, const int64_t *action, float *obs,
+                                     double *reward, uint8_t *terminated)
 {
     static const double avail_torque[3] = {-1.0, 0.0, 1.0};
     double torque = avail_torque[*action];

@@ -29,9 +29,9 @@ static inline void cartpole_observe(const ccgym_cartpole_state *s, float *obs)
     obs[3] = (float)s->theta_dot;
 }
 
-static inline void ccgym_cartpole_step(const ccgym_cartpole_params *p, ccgym_cartpole_state *s,
-                                       ccgym_pcg64 *rng, const int64_t *action, float *obs,
-                                       double *reward, uint8_t *terminated)
+CCGYM_INLINE void ccgym_cartpole_step(const ccgym_cartpole_params *p, ccgym_cartpole_state *s,
+                                      ccgym_pcg64 *rng, const int64_t *action, float *obs,
+                                      double *reward, uint8_t *terminated)
 {
     (void)rng;
     double x = s->x, x_dot = s->x_dot, theta = s->theta, theta_dot = s->theta_dot;

@@ -124,7 +124,7 @@ CCGYM_INLINE void continuous_mountain_car_step(const void *vp, double *s, const 
         velocity = 0.0f;
     const int term = position >= (float)p->goal_position && velocity >= (float)p->goal_velocity;
     double r = term ? 100.0 : 0.0;
-    r -= ccgym_pow2((double)a) * 0.1;
+    r -= ccgym_pow2_of_f32(a) * 0.1; /* math.pow(action[0], 2) */
     s[0] = position;
     s[1] = velocity;
     *terminated = (uint8_t)term;

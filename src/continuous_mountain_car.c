@@ -48,7 +48,7 @@ static inline mixed mixed_add_to(mixed acc, mixed b, int acc_is_np64)
     return r;
 }
 
-static inline void ccgym_continuous_mountain_car_step(
+CCGYM_INLINE void ccgym_continuous_mountain_car_step(
     const ccgym_continuous_mountain_car_params *p, ccgym_continuous_mountain_car_state *s,
     ccgym_pcg64 *rng, const float *action, float *obs, double *reward, uint8_t *terminated)
 {
@@ -95,7 +95,7 @@ static inline void ccgym_continuous_mountain_car_step(
 
     int term = mixed_ge(position, p->goal_position) && mixed_ge(velocity, p->goal_velocity);
     double r = term ? 100.0 : 0.0;
-    r -= ccgym_pow2((double)a) * 0.1;
+    r -= ccgym_pow2_of_f32(a) * 0.1; /* math.pow(action[0], 2) */
 
     float pos32 = (float)position.v, vel32 = (float)velocity.v;
     s->position = pos32;

@@ -16,10 +16,10 @@ void ccgym_mountain_car_params_init(ccgym_mountain_car_params *p, double goal_ve
     p->gravity = gravity;
 }
 
-static inline void ccgym_mountain_car_step(const ccgym_mountain_car_params *p,
-                                           ccgym_mountain_car_state *s, ccgym_pcg64 *rng,
-                                           const int64_t *action, float *obs, double *reward,
-                                           uint8_t *terminated)
+CCGYM_INLINE void ccgym_mountain_car_step(const ccgym_mountain_car_params *p,
+                                          ccgym_mountain_car_state *s, ccgym_pcg64 *rng,
+                                          const int64_t *action, float *obs, double *reward,
+                                          uint8_t *terminated)
 {
     (void)rng;
     double position = s->position, velocity = s->velocity;

@@ -24,9 +24,9 @@ static inline void pendulum_observe(const ccgym_pendulum_state *s, float *obs)
     obs[2] = (float)s->thdot;
 }
 
-static inline void ccgym_pendulum_step(const ccgym_pendulum_params *p, ccgym_pendulum_state *s,
-                                       ccgym_pcg64 *rng, const float *action, float *obs,
-                                       double *reward, uint8_t *terminated)
+CCGYM_INLINE void ccgym_pendulum_step(const ccgym_pendulum_params *p, ccgym_pendulum_state *s,
+                                      ccgym_pcg64 *rng, const float *action, float *obs,
+                                      double *reward, uint8_t *terminated)
 {
     (void)rng;
     const double th = s->th, thdot = s->thdot, dt = p->dt;
