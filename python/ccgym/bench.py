@@ -15,7 +15,9 @@ One run measures, for every id:
 
 Method: actions are drawn before the clock starts (16 batches, cycled);
 each measurement warms up and calibrates the number of calls, then takes the
-median over ``--repeats`` repeats that share a time budget. Timings are
+median over ``--repeats`` repeats that share a time budget. The rows of one
+id and N are timed together, their repeats interleaved, so their ratios
+(against Gymnasium, against the ceiling) see the same machine. Timings are
 wall-clock and only as quiet as the machine: benchmark on an idle machine.
 """
 
@@ -25,6 +27,7 @@ import argparse
 import dataclasses
 import importlib
 import importlib.util
+import itertools
 import json
 import math
 import os
@@ -111,11 +114,9 @@ class Skip(Exception):
 
 
 # ----------------------------------------------------------------- measuring
-def measure(run: Callable[[int], float], work_per_call: int, budget: float,
-            repeats: int) -> tuple[float, float, int]:
-    """Median env-steps/s of `run(k)` (k calls, returns seconds), the median
-    seconds per call, and calls per repeat. Warms up, calibrates k so that
-    `repeats` repeats fill `budget` seconds, then times the repeats."""
+def calibrate(run: Callable[[int], float], budget: float, repeats: int) -> int:
+    """Calls per repeat so that `repeats` repeats of `run(k)` (k calls,
+    returns seconds) fill `budget` seconds, after a warm-up."""
     run(1)  # warm-up: first-call costs (lazy imports, page faults, caches)
     k, elapsed = 1, run(1)
     floor = min(0.01, budget / (4 * repeats))
@@ -123,10 +124,24 @@ def measure(run: Callable[[int], float], work_per_call: int, budget: float,
         k *= 2 if elapsed > floor / 4 else 8
         elapsed = run(k)
     per_call = max(elapsed / k, 1e-9)
-    calls = max(1, int(budget / repeats / per_call))
-    samples = [run(calls) for _ in range(repeats)]
+    return max(1, int(budget / repeats / per_call))
+
+
+def summarize(samples: list[float], calls: int, work_per_call: int) -> tuple[float, float]:
+    """Env-steps/s and seconds per call of the median repeat."""
     seconds = statistics.median(samples)
-    return calls * work_per_call / seconds, seconds / calls, calls
+    return calls * work_per_call / seconds, seconds / calls
+
+
+def measure(run: Callable[[int], float], work_per_call: int, budget: float,
+            repeats: int) -> tuple[float, float, int]:
+    """Median env-steps/s of `run(k)` (k calls, returns seconds), the median
+    seconds per call, and calls per repeat. Warms up, calibrates k so that
+    `repeats` repeats fill `budget` seconds, then times the repeats."""
+    calls = calibrate(run, budget, repeats)
+    samples = [run(calls) for _ in range(repeats)]
+    rate, per_call = summarize(samples, calls, work_per_call)
+    return rate, per_call, calls
 
 
 def _cycle_loop(step: Callable[[Any], Any], actions: list) -> Callable[[int], float]:
@@ -437,35 +452,64 @@ def plan(args: argparse.Namespace) -> tuple[list[Task], list[str]]:
 
 def run_tasks(tasks: list[Task], args: argparse.Namespace,
               log: Callable[[str], None]) -> tuple[list[Result], list[str]]:
+    """Measures the tasks. The tasks of one id, mode and N (the rows a ratio
+    compares) are measured together: each is built and calibrated, then
+    their repeats are interleaved (one repeat of each in turn), so that a
+    machine that gets slower or faster during the run moves them alike."""
     results: list[Result] = []
     skips: dict[str, str] = {}
     width = len(str(len(tasks)))
-    for i, task in enumerate(tasks, 1):
-        label = (f"{task.env_id} {task.mode}" + (f" N={task.num_envs}" if task.mode == "vector"
-                                                 else "") + f" {task.impl}"
-                 + (f" t={task.threads}" if task.threads > 1 else ""))
-        if task.impl in skips:
-            continue
+    numbered = list(enumerate(tasks, 1))
+
+    def label(task: Task) -> str:
+        return (f"{task.env_id} {task.mode}" + (f" N={task.num_envs}" if task.mode == "vector"
+                                                else "") + f" {task.impl}"
+                + (f" t={task.threads}" if task.threads > 1 else ""))
+
+    def use_clock(task: Task) -> None:
         set_clock(args.clock == "cpu" and task.threads == 1)
+
+    for _, group in itertools.groupby(numbered, key=lambda it: (it[1].env_id, it[1].mode,
+                                                                it[1].num_envs)):
+        live = []
         try:
-            run, work, close = task.factory()
-            try:
-                rate, per_call, calls = measure(run, work, args.budget, args.repeats)
-            finally:
-                close()
-        except Exception as e:
-            # Optional peers are untested against every version: a failure
-            # skips that peer instead of losing the whole run.
-            if not isinstance(e, Skip) and task.impl not in PEERS:
-                raise
-            skips[task.impl] = str(e) if isinstance(e, Skip) else f"{type(e).__name__}: {e}"
-            log(f"[{i:{width}}/{len(tasks)}] {label}: skipped ({skips[task.impl]})")
-            continue
-        results.append(Result(task.env_id, task.mode, task.num_envs, task.impl, task.threads,
-                              rate, per_call * 1e6 if task.impl != CEILING
-                              else per_call * 1e6 * task.num_envs / work,
-                              calls, args.repeats))
-        log(f"[{i:{width}}/{len(tasks)}] {label}: {rate:.3g} steps/s")
+            for i, task in group:
+                if task.impl in skips:
+                    continue
+                use_clock(task)
+                try:
+                    run, work, close = task.factory()
+                    try:
+                        calls = calibrate(run, args.budget, args.repeats)
+                    except BaseException:
+                        close()
+                        raise
+                except Exception as e:
+                    # Optional peers are untested against every version: a
+                    # failure skips that peer instead of losing the whole run.
+                    if not isinstance(e, Skip) and task.impl not in PEERS:
+                        raise
+                    skips[task.impl] = (str(e) if isinstance(e, Skip)
+                                        else f"{type(e).__name__}: {e}")
+                    log(f"[{i:{width}}/{len(tasks)}] {label(task)}: skipped "
+                        f"({skips[task.impl]})")
+                    continue
+                live.append((i, task, run, work, close, calls, []))
+            for _ in range(args.repeats):
+                for _, task, run, _, _, calls, samples in live:
+                    use_clock(task)
+                    samples.append(run(calls))
+        finally:
+            for entry in live:
+                entry[4]()
+        for i, task, _, work, _, calls, samples in live:
+            rate, per_call = summarize(samples, calls, work)
+            results.append(Result(task.env_id, task.mode, task.num_envs, task.impl,
+                                  task.threads, rate,
+                                  per_call * 1e6 if task.impl != CEILING
+                                  else per_call * 1e6 * task.num_envs / work,
+                                  calls, args.repeats))
+            log(f"[{i:{width}}/{len(tasks)}] {label(task)}: {rate:.3g} steps/s")
     set_clock(False)
     notes = [f"{impl} skipped: {why}" for impl, why in skips.items()]
     return results, notes
@@ -819,7 +863,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--threads", type=_int_list, default=None,
                    help="comma-separated thread counts for ccgym (default 1,2; --quick: 1)")
     p.add_argument("--repeats", type=int, default=None,
-                   help="timed repeats per measurement; the median is reported (default 5)")
+                   help="timed repeats per measurement; the median is reported (default 7)")
     p.add_argument("--budget", type=float, default=None,
                    help="seconds of timed repeats per measurement (default 0.5)")
     p.add_argument("--quick", action="store_true",
@@ -865,7 +909,7 @@ def _resolve(args: argparse.Namespace) -> None:
     if 1 not in args.threads:
         args.threads = [1] + args.threads
     if args.repeats is None:
-        args.repeats = 3 if quick else 5
+        args.repeats = 3 if quick else 7
     if args.budget is None:
         args.budget = 0.06 if quick else 0.5
     if args.memory_envs is None:
