@@ -5,7 +5,6 @@ episode statistics as Gymnasium's RecordEpisodeStatistics, and bad input
 
 from __future__ import annotations
 
-import contextlib
 import copy
 import multiprocessing
 import re
@@ -18,62 +17,17 @@ from gymnasium.wrappers.vector import RecordEpisodeStatistics
 
 import ccgym
 from ccgym.vector import VectorEnv
+from vector_helpers import assert_same, bits, deprecation_ctx
 
 IDS = ccgym.ENV_IDS
 MODES = [AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP, AutoresetMode.DISABLED]
 
 
 # ----------------------------------------------------------------- helpers
-def _deprecation_ctx(env_id: str):
-    """Gymnasium warns that CartPole-v0 is out of date; expect it where due."""
-    if env_id.endswith("CartPole-v0"):
-        return pytest.warns(DeprecationWarning, match="out of date")
-    return contextlib.nullcontext()
-
-
 def make_ref(env_id, n, mode=AutoresetMode.NEXT_STEP, **kwargs):
-    with _deprecation_ctx(env_id):
+    with deprecation_ctx(env_id):
         return gym.make_vec(env_id, num_envs=n, vectorization_mode="sync",
                             vector_kwargs={"autoreset_mode": mode}, **kwargs)
-
-
-def bits(a):
-    a = np.asarray(a)
-    return a.dtype, a.shape, a.tobytes()
-
-
-def assert_same(ours, ref, where=""):
-    """Recursive bit-exact equality (arrays: type, dtype, shape and bytes)."""
-    if isinstance(ref, dict):
-        assert isinstance(ours, dict) and ours.keys() == ref.keys(), where
-        for k in ref:
-            assert_same(ours[k], ref[k], f"{where}[{k!r}]")
-    elif isinstance(ref, np.ndarray):
-        assert isinstance(ours, np.ndarray), where
-        if ref.dtype == object:
-            assert ours.dtype == object and ours.shape == ref.shape, where
-            _assert_same_objects(ours.ravel(), ref.ravel(), where)
-        else:
-            assert bits(ours) == bits(ref), f"{where}: {ours!r} != {ref!r}"
-    elif ref is None:
-        assert ours is None, where
-    else:
-        assert type(ours) is type(ref) and ours == ref, f"{where}: {ours!r} != {ref!r}"
-
-
-def _assert_same_objects(ours, ref, where):
-    """Object arrays (final_obs): None in the same places, the arrays bit-exact;
-    vectorised when every entry is an array of one dtype and shape (N=20000)."""
-    arrays_o = [x for x in ours if x is not None]
-    arrays_r = [x for x in ref if x is not None]
-    same_none = [x is None for x in ours] == [x is None for x in ref]
-    kinds = {(type(x), getattr(x, "dtype", None), getattr(x, "shape", None))
-             for x in arrays_o + arrays_r}
-    if same_none and len(kinds) == 1 and next(iter(kinds))[0] is np.ndarray:
-        if np.stack(arrays_o).tobytes() == np.stack(arrays_r).tobytes():
-            return
-    for i, (a, b) in enumerate(zip(ours, ref)):
-        assert_same(a, b, f"{where}[{i}]")
 
 
 def assert_results_equal(a, b, where=""):
@@ -121,7 +75,7 @@ def assert_space_equal(ours, ref):
 def test_spaces_and_metadata_match_sync_vector_env(env_id, mode, render_mode):
     n = 5
     ref = make_ref(env_id, n, mode, render_mode=render_mode)
-    with _deprecation_ctx(env_id):
+    with deprecation_ctx(env_id):
         via_gym = gym.make_vec(f"ccgym/{env_id}", num_envs=n, autoreset_mode=mode,
                                render_mode=render_mode)
     via_ccgym = ccgym.make_vec(env_id, num_envs=n, autoreset_mode=mode.value,

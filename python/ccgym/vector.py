@@ -129,7 +129,9 @@ class VectorEnv(gym.vector.VectorEnv):
             ``"fast"``: CartPole, Pendulum and Acrobot step with vectorised
             kernels (ccgym's own SIMD sin/cos, within 2 ulp of libm; ``x * x``
             for ``x ** 2``; fused multiply-adds; AVX-512, AVX2 or plain code
-            picked for the CPU at run time). Not bit-exact: from the same
+            picked for the CPU at run time, or the lower one the environment
+            variable ``CCGYM_FAST_ISA`` names: ``generic``, ``avx2``; see
+            ``ccgym._core.fast_isa()``). Not bit-exact: from the same
             state and action, one fast step's observations are within
             ``2**-22 * |obs_exact| + 1e-12`` of the exact step's (two float32
             roundings), rewards within ``1e-12 * |reward_exact| + 1e-9``, and the
