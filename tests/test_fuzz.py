@@ -697,14 +697,25 @@ def test_concurrent_storm_equals_sequential_replay(env_id, n):
     assert snapshot_equal(env.get_state(), replayed.get_state())
 
 
-def test_concurrent_single_env_storm_equals_sequential_replay():
+@pytest.mark.parametrize("with_resets", [False, True])
+def test_concurrent_single_env_storm_equals_sequential_replay(with_resets):
+    """Single env: steps (and seeded resets, each one core call) from two
+    threads are rejected or serialised, never interleaved."""
     def make():
         return ccgym.envs.PendulumEnv()
 
     env = make()
     env.reset(seed=0)
     start = env.get_state()
-    calls = [[("step", np.array([u], np.float32))] * 300 for u in (-1.0, 0.5)]
+    calls = []
+    for k, u in enumerate((-1.0, 0.5)):
+        thread_calls = []
+        for i in range(300):
+            if with_resets and i % 7 == 3:
+                thread_calls.append(("reset", 1000 * k + i))
+            else:
+                thread_calls.append(("step", np.array([u], np.float32)))
+        calls.append(thread_calls)
 
     done: list[list] = [[], []]
     barrier = threading.Barrier(2)
@@ -713,7 +724,8 @@ def test_concurrent_single_env_storm_equals_sequential_replay():
         barrier.wait()
         for name, arg in calls[k]:
             try:
-                done[k].append((name, arg, env.step(arg)[0].copy()))
+                out = env.reset(seed=arg)[0] if name == "reset" else env.step(arg)[0]
+                done[k].append((name, arg, out.copy()))
             except RuntimeError as e:
                 assert "thread" in str(e)
 
@@ -727,5 +739,6 @@ def test_concurrent_single_env_storm_equals_sequential_replay():
             t.join()
     finally:
         sys.setswitchinterval(old)
+    assert sum(len(d) for d in done) >= 1
     replayed = _replay(make, start, done)
     assert snapshot_equal(env.get_state(), replayed.get_state())

@@ -438,6 +438,26 @@ cdef class Batch:
         finally:
             self._busy = False
 
+    def reset1(self, seed, a=None, b=None):
+        """The single-env reset in one call (so that no call from another
+        thread lands in the middle): seeds instance 0 when `seed` is not
+        None, resets it with bounds (a, b) (the env's defaults when None) and
+        returns a copy of its observation."""
+        cdef double da = self._def.default_a if a is None else a
+        cdef double db = self._def.default_b if b is None else b
+        self._enter()
+        try:
+            if seed is not None:
+                self._seed_one(0, seed)
+            if self.copy_outputs:
+                self._new_outputs(True)
+            with nogil:
+                ccgym_batch_reset(self._def, &self._b, NULL, da, db, 1)
+            self.has_reset = True
+            return self.obs_single()
+        finally:
+            self._busy = False
+
     cdef cnp.ndarray _discrete_actions(self, actions):
         if isinstance(actions, np.ndarray):
             arr = actions

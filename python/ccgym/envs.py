@@ -11,7 +11,6 @@ adds it (``TimeLimit``) from the registered ``max_episode_steps``.
 from __future__ import annotations
 
 import math
-import threading
 from typing import Any, ClassVar
 
 import gymnasium as gym
@@ -36,10 +35,6 @@ __all__ = [
     "MountainCarEnv",
     "PendulumEnv",
 ]
-
-
-_BUSY = ("this environment is being stepped or reset by another thread; ccgym envs are not "
-         "thread-safe: give each thread its own env")
 
 
 def _generator_from_state(state: int, inc: int) -> np.random.Generator:
@@ -80,9 +75,12 @@ class _CoreEnv(gym.Env):
         if render_mode == "human":  # bound per instance: other modes' step pays nothing
             self.step = self._step_and_show
         self._core = _core.Batch(self._kind, 1, params, 0, _core.AUTORESET_DISABLED, 1)
-        # reset() is two core calls (seed, then reset): a step from another
-        # thread must not land between them. A second caller gets an error.
-        self._lock = threading.Lock()
+        # Thread safety: every step and reset is one core call, and the core
+        # refuses a call while another is under way (RuntimeError), so
+        # concurrent calls never interleave. The bound method saves a Python
+        # frame per step.
+        if render_mode != "human":
+            self.step = self._core.step1
         # Like Gymnasium's first unseeded reset: a 128-bit seed from OS entropy.
         entropy = np.random.SeedSequence().entropy
         self._core.seed_one(0, entropy)
@@ -119,39 +117,34 @@ class _CoreEnv(gym.Env):
             raise RuntimeError("the environment is closed")
         if seed is not None:
             seed = _check_seed(seed)
-        if not self._lock.acquire(False):
-            raise RuntimeError(_BUSY)
         try:
-            # Seed before parsing the options, as Gymnasium's super().reset(seed)
-            # does: a reset rejected for its options has still reseeded.
+            a, b = self._reset_bounds(options)
+        except Exception:
+            # Gymnasium's super().reset(seed) seeds before the options are
+            # read: a reset rejected for its options has still reseeded.
             if seed is not None:
                 self._core.seed_one(0, seed)
                 self._np_random_seed = seed
-            a, b = self._reset_bounds(options)
-            self._core.reset(None, a, b)
-            self._core.has_reset = True
-        finally:
-            self._lock.release()
+            raise
+        obs = self._core.reset1(seed, a, b)
+        if seed is not None:
+            self._np_random_seed = seed
         if self.render_mode == "human":
             self.render()
-        return self._core.obs_single(), {}
+        return obs, {}
 
     def step(self, action: Any):
         """Steps with one action; returns (obs, reward, terminated, False, {}).
 
         Actions are checked like Gymnasium's action space checks them (an
         integer in range; a float array of shape (1,)); a bad one raises
-        gymnasium.error.InvalidAction."""
-        if not self._lock.acquire(False):
-            raise RuntimeError(_BUSY)
-        try:
-            return self._core.step1(action)
-        finally:
-            self._lock.release()
+        gymnasium.error.InvalidAction. (Instances bind ``step`` straight to
+        the core's ``step1``, which does all of this in one call.)"""
+        return self._core.step1(action)
 
     def _step_and_show(self, action: Any):
         """step() in render_mode="human": steps, then draws, as Gymnasium does."""
-        result = _CoreEnv.step(self, action)
+        result = self._core.step1(action)
         self.render()
         return result
 
