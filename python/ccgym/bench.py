@@ -49,7 +49,7 @@ ACTION_BATCHES = 16      # pre-drawn action batches, cycled through
 # action batches, so that its memory traffic is the real path's.
 CEILING_STEPS = ACTION_BATCHES
 CEILING_POOL = 1024      # at least this many instances per snapshot of live states
-CEILING_SNAPSHOTS, CEILING_SNAPSHOT_EVERY = 8, 25  # snapshots over a 200-step run
+CEILING_SNAPSHOTS = 8    # snapshots spread over one episode (the id's time limit)
 RESET_NUM_ENVS = 65536
 MEMORY_NUM_ENVS = 1_000_000
 MIN_INSTANCES_PER_THREAD = 2048  # ccgym's CCGYM_MIN_INSTANCES_PER_THREAD
@@ -319,11 +319,13 @@ def gymnax_factory(env_id: str, n: int) -> Factory:
 def ceiling_state_pool(env_id: str, n: int) -> np.ndarray:
     """States for the ceiling in its layout, live states of ccgym's own vector
     env: at least CEILING_POOL instances (a multiple of n) stepped with random
-    actions and autoreset, snapshot every CEILING_SNAPSHOT_EVERY steps up to
-    200, so that the ceiling sees the same mix of states (and of branches in
-    the physics) as the real path over a run. States fresh from reset would
-    flatter it; states run on past a fall without reset would slow it down;
-    and one snapshot alone is one phase of a fleet that started together."""
+    actions and autoreset for one episode's worth of steps (the id's time
+    limit), CEILING_SNAPSHOTS snapshots spread evenly over it, so that the
+    ceiling sees the same mix of states (and of branches and libm argument
+    ranges in the physics) as the real path over a run. States fresh from
+    reset would flatter it; states run on past a fall without reset would
+    slow it down; and one snapshot alone is one phase of a fleet that
+    started together."""
     import ccgym
     from ccgym import _ceiling
 
@@ -333,11 +335,12 @@ def ceiling_state_pool(env_id: str, n: int) -> np.ndarray:
     actions = _draw(envs.action_space)
     kind = envs._core.kind
     cls = getattr(ccgym.envs, ccgym.ENV_SPECS[env_id][0])
+    every = -(-ccgym.ENV_SPECS[env_id][1] // CEILING_SNAPSHOTS)
     view = envs._core.state_view(cls._state_dtype)
     snapshots = []
-    for i in range(1, CEILING_SNAPSHOTS * CEILING_SNAPSHOT_EVERY + 1):
+    for i in range(1, CEILING_SNAPSHOTS * every + 1):
         envs.step(actions[i % len(actions)])
-        if i % CEILING_SNAPSHOT_EVERY:
+        if i % every:
             continue
         if kind == "Acrobot":
             state = np.array(view["s"], dtype=np.float64).reshape(pool, 4)
