@@ -48,7 +48,9 @@ static inline mixed mixed_add_to(mixed acc, mixed b, int acc_is_np64)
     return r;
 }
 
-CCGYM_INLINE void ccgym_continuous_mountain_car_step(
+/* The step for any mix of float32 and float64 values (the first step after
+ * a reset sees a float64 state); see cmc_step_f32 for the others. */
+CCGYM_INLINE void cmc_step_general(
     const ccgym_continuous_mountain_car_params *p, ccgym_continuous_mountain_car_state *s,
     ccgym_pcg64 *rng, const float *action, float *obs, double *reward, uint8_t *terminated)
 {
@@ -105,6 +107,69 @@ CCGYM_INLINE void ccgym_continuous_mountain_car_step(
     *reward = r;
     obs[0] = pos32;
     obs[1] = vel32;
+}
+
+/* The common case, a float32 state (every step but the first after a reset):
+ * cmc_step_general's arithmetic for np64 = 0, written out. float32
+ * throughout, with a flag for a velocity or position that clipping replaced
+ * by a Python float bound (compared as a float64 from then on; its float32
+ * rounding is all the float32 sums see). Fewer branches and no precision
+ * tracking where none can vary: 3-4% of an MCC step. Both paths are held to
+ * Gymnasium live by tests/test_single_parity.py and test_vector_parity.py. */
+CCGYM_INLINE void cmc_step_f32(const ccgym_continuous_mountain_car_params *p,
+                               ccgym_continuous_mountain_car_state *s, const float *action,
+                               float *obs, double *reward, uint8_t *terminated)
+{
+    const float a = action[0];
+    const float pos0 = (float)s->position, vel0 = (float)s->velocity;
+    const double c = 0.0025 * cos((double)(3.0f * pos0));
+    /* force * power - c: float32, unless the action was clipped (a Python float). */
+    float t;
+    if (-1.0f > a)
+        t = (float)(-1.0 * p->power - c);
+    else if (1.0f < a)
+        t = (float)(1.0 * p->power - c);
+    else
+        t = a * (float)p->power - (float)c;
+    const float v1 = vel0 + t;
+    int vpy = v1 > (float)p->max_speed;
+    double vd = vpy ? p->max_speed : (double)v1;
+    if (vpy ? vd < -p->max_speed : v1 < (float)-p->max_speed) {
+        vpy = 1;
+        vd = -p->max_speed;
+    }
+    const float pf = pos0 + (float)vd;
+    int ppy = pf > (float)p->max_position;
+    double pd = ppy ? p->max_position : (double)pf;
+    if (ppy ? pd < p->min_position : pf < (float)p->min_position) {
+        ppy = 1;
+        pd = p->min_position;
+    }
+    if ((ppy ? pd == p->min_position : pf == (float)p->min_position) && vd < 0) {
+        vpy = 1;
+        vd = 0.0;
+    }
+    const int term = (ppy ? pd >= p->goal_position : pf >= (float)p->goal_position) &&
+                     (vpy ? vd >= p->goal_velocity : v1 >= (float)p->goal_velocity);
+    double r = term ? 100.0 : 0.0;
+    r -= ccgym_pow2_of_f32(a) * 0.1; /* math.pow(action[0], 2) */
+    const float pos32 = (float)pd, vel32 = (float)vd;
+    s->position = pos32;
+    s->velocity = vel32;
+    *terminated = (uint8_t)term;
+    *reward = r;
+    obs[0] = pos32;
+    obs[1] = vel32;
+}
+
+CCGYM_INLINE void ccgym_continuous_mountain_car_step(
+    const ccgym_continuous_mountain_car_params *p, ccgym_continuous_mountain_car_state *s,
+    ccgym_pcg64 *rng, const float *action, float *obs, double *reward, uint8_t *terminated)
+{
+    if (s->state_f32)
+        cmc_step_f32(p, s, action, obs, reward, terminated);
+    else
+        cmc_step_general(p, s, rng, action, obs, reward, terminated);
 }
 
 static inline void ccgym_continuous_mountain_car_reset(

@@ -562,3 +562,41 @@ def test_long_make_parity_many_seeds(env_id):
     n = 12_000 if env_id.startswith("Acrobot") else 40_000
     run_episodes(pair, Policy(env_id, 12), n, seeds=list(range(300, 1300)) + SEEDS,
                  options_list=[None, None, None, *RESET_OPTIONS[kind_of(env_id)][:3]])
+
+
+# ------------------------------------------- MountainCarContinuous edge states
+_MCC_POSITIONS = [-1.2, -1.1999, -0.5236, -0.5, 0.0, 0.4499, 0.45, 0.45001, 0.5, 0.5999, 0.6]
+_MCC_VELOCITIES = [-0.07, -0.06999, -0.0015, -1e-9, 0.0, 1e-9, 0.0015, 0.06999, 0.07]
+_MCC_ACTIONS = [-np.inf, -2.0, -1.0, -0.99999, -0.3, 0.0, 0.3, 0.99999, 1.0, 2.0, np.inf, np.nan]
+
+
+@pytest.mark.parametrize("goal_velocity", [0.0, 0.07, 0.0700000001, 1e-50, -1e-50, -0.07])
+@pytest.mark.parametrize("f32_state", [True, False], ids=["float32-state", "after-reset"])
+def test_mountain_car_continuous_edge_states(goal_velocity, f32_state):
+    """Every clipping branch of MountainCarContinuous's step from states at its
+    bounds, with actions clipped or not (NaN and inf too), and goal velocities
+    where float32 and float64 comparisons disagree: the float32-state path
+    (every step but the first) and the float64 one (right after a reset)."""
+    ref = gcc.Continuous_MountainCarEnv(goal_velocity=goal_velocity)
+    ours = ccgym.envs.Continuous_MountainCarEnv(goal_velocity=goal_velocity)
+    ref.reset(seed=0)
+    ours.reset(seed=0)
+    view = ours._core.state_view(ours._state_dtype)
+    dtype = np.float32 if f32_state else np.float64
+    for p in _MCC_POSITIONS:
+        for v in _MCC_VELOCITIES:
+            for a in _MCC_ACTIONS:
+                state = np.array([p, v], dtype=dtype)
+                ref.state = state.copy()
+                view["position"], view["velocity"] = float(state[0]), float(state[1])
+                view["state_f32"] = int(f32_state)
+                act = np.array([a], dtype=np.float32)
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", RuntimeWarning)  # NaN/inf actions
+                    r_obs, r_rew, r_term, _, _ = ref.step(act)
+                o_obs, o_rew, o_term, _, _ = ours.step(act)
+                where = f"state {state!r} action {a!r}"
+                assert o_obs.tobytes() == np.asarray(r_obs, np.float32).tobytes(), where
+                assert struct.pack("<d", o_rew) == struct.pack("<d", float(r_rew)), where
+                assert o_term == r_term, where
+                assert ours.state.dtype == ref.state.dtype, where
