@@ -63,7 +63,9 @@ static int best_isa(void)
 }
 
 /* The ISA in use: the best, or a lower one chosen by the environment
- * variable CCGYM_FAST_ISA (generic, avx2, avx512) or ccgym_fast_use_isa. */
+ * variable CCGYM_FAST_ISA (generic, avx2, avx512) or ccgym_fast_use_isa.
+ * The binding calls ccgym_fast_isa() at import, so both caches are set
+ * before any thread steps; afterwards only ccgym_fast_use_isa writes. */
 static int used = -1;
 
 static int isa_in_use(void)

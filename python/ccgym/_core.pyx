@@ -57,6 +57,10 @@ cdef const ccgym_env_def *_env_def(str kind, str precision="exact") except NULL:
 
 
 FAST_ISAS = ("generic", "avx2", "avx512")
+# Detect the CPU (and read CCGYM_FAST_ISA) now, under the import lock: the C
+# side caches the answer in plain ints, which threads stepping without the
+# GIL then only read.
+ccgym_fast_isa()
 
 
 def fast_isa():
