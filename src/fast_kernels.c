@@ -168,6 +168,19 @@ void FAST_FN(drive)(const ccgym_env_def *exact, ccgym_fast_block_fn block,
     }
 }
 
+/* The exported block function of NAME: NAME_block with its params stride
+ * (0: one params struct shared by all instances, 1: one each) a constant,
+ * so that the shared case loads the parameters once. */
+#define FAST_BLOCK_ENTRY(NAME)                                                               \
+    void FAST_FN(NAME##_block)(const ccgym_batch *b, const void *actions, size_t lo,         \
+                               size_t hi, uint8_t *special)                                 \
+    {                                                                                        \
+        if (b->params_stride)                                                                \
+            NAME##_block(b, actions, lo, hi, special, 1);                                    \
+        else                                                                                 \
+            NAME##_block(b, actions, lo, hi, special, 0);                                    \
+    }
+
 /* np.clip on a float64 scalar: NaN passes through (as ccgym_npy_clip). */
 CCGYM_INLINE double fast_clip(double x, double lo, double hi)
 {
@@ -333,14 +346,7 @@ CCGYM_INLINE void cartpole_block(const ccgym_batch *b, const void *actions, size
     }
 }
 
-void FAST_FN(cartpole_block)(const ccgym_batch *b, const void *actions, size_t lo, size_t hi,
-                             uint8_t *special)
-{
-    if (b->params_stride)
-        cartpole_block(b, actions, lo, hi, special, 1);
-    else
-        cartpole_block(b, actions, lo, hi, special, 0);
-}
+FAST_BLOCK_ENTRY(cartpole)
 
 /* ------------------------------------------------------------------ Pendulum */
 
@@ -394,14 +400,7 @@ CCGYM_INLINE void pendulum_block(const ccgym_batch *b, const void *actions, size
     }
 }
 
-void FAST_FN(pendulum_block)(const ccgym_batch *b, const void *actions, size_t lo, size_t hi,
-                             uint8_t *special)
-{
-    if (b->params_stride)
-        pendulum_block(b, actions, lo, hi, special, 1);
-    else
-        pendulum_block(b, actions, lo, hi, special, 0);
-}
+FAST_BLOCK_ENTRY(pendulum)
 
 /* ------------------------------------------------------------------- Acrobot */
 
@@ -550,11 +549,4 @@ CCGYM_INLINE void acrobot_block(const ccgym_batch *b, const void *actions, size_
     }
 }
 
-void FAST_FN(acrobot_block)(const ccgym_batch *b, const void *actions, size_t lo, size_t hi,
-                            uint8_t *special)
-{
-    if (b->params_stride)
-        acrobot_block(b, actions, lo, hi, special, 1);
-    else
-        acrobot_block(b, actions, lo, hi, special, 0);
-}
+FAST_BLOCK_ENTRY(acrobot)

@@ -21,7 +21,7 @@ const char *ccgym_fast_isa(void);
  * for tests and benchmarks, between steps. */
 int ccgym_fast_use_isa(int isa);
 /* The fast sin/cos of n doubles with the kernels of isa (0 generic, 1 avx2,
- * 2 avx512, -1 the best); returns -1 if this CPU or build lacks it. For tests. */
+ * 2 avx512, -1 the one in use); returns -1 if this CPU or build lacks it. For tests. */
 int ccgym_fast_sincos_array(const double *x, double *s, double *c, size_t n, int isa);
 
 /* Cody-Waite reduction with a three-part pi/2 stays accurate while
