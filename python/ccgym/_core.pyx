@@ -425,20 +425,9 @@ cdef class Batch:
     def reset(self, mask=None, a=None, b=None):
         """Resets all instances (or where mask is True) with reset bounds (a, b),
         the env's defaults when None."""
-        cdef double da, db
-        cdef cnp.ndarray marr
-        cdef const uint8_t *m = NULL
         self._enter()
         try:
-            da = self._def.default_a if a is None else a
-            db = self._def.default_b if b is None else b
-            if mask is not None:
-                marr = self._as_mask(mask)
-                m = <const uint8_t *>cnp.PyArray_DATA(marr)
-            if self.copy_outputs:
-                self._new_outputs(True)  # a reset must not write into handed-out arrays
-            with nogil:
-                ccgym_batch_reset(self._def, &self._b, m, da, db, self.num_threads)
+            self._reset(mask, a, b)
         finally:
             self._busy = False
 
@@ -447,20 +436,29 @@ cdef class Batch:
         thread lands in the middle): seeds instance 0 when `seed` is not
         None, resets it with bounds (a, b) (the env's defaults when None) and
         returns a copy of its observation."""
-        cdef double da = self._def.default_a if a is None else a
-        cdef double db = self._def.default_b if b is None else b
         self._enter()
         try:
             if seed is not None:
                 self._seed_one(0, seed)
-            if self.copy_outputs:
-                self._new_outputs(True)
-            with nogil:
-                ccgym_batch_reset(self._def, &self._b, NULL, da, db, 1)
+            self._reset(None, a, b)
             self.has_reset = True
             return self.obs_single()
         finally:
             self._busy = False
+
+    cdef int _reset(self, mask, a, b) except -1:
+        cdef double da = self._def.default_a if a is None else a
+        cdef double db = self._def.default_b if b is None else b
+        cdef cnp.ndarray marr
+        cdef const uint8_t *m = NULL
+        if mask is not None:
+            marr = self._as_mask(mask)
+            m = <const uint8_t *>cnp.PyArray_DATA(marr)
+        if self.copy_outputs:
+            self._new_outputs(True)  # a reset must not write into handed-out arrays
+        with nogil:
+            ccgym_batch_reset(self._def, &self._b, m, da, db, self.num_threads)
+        return 0
 
     cdef cnp.ndarray _discrete_actions(self, actions):
         if isinstance(actions, np.ndarray):

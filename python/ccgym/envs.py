@@ -72,15 +72,13 @@ class _CoreEnv(gym.Env):
                 f"got {render_mode!r}"
             )
         self.render_mode = render_mode
-        if render_mode == "human":  # bound per instance: other modes' step pays nothing
-            self.step = self._step_and_show
         self._core = _core.Batch(self._kind, 1, params, 0, _core.AUTORESET_DISABLED, 1)
+        # step is bound per instance: straight to the core's step1 (one Python
+        # frame less), or stepping then drawing in render_mode="human".
         # Thread safety: every step and reset is one core call, and the core
         # refuses a call while another is under way (RuntimeError), so
-        # concurrent calls never interleave. The bound method saves a Python
-        # frame per step.
-        if render_mode != "human":
-            self.step = self._core.step1
+        # concurrent calls never interleave.
+        self.step = self._step_and_show if render_mode == "human" else self._core.step1
         # Like Gymnasium's first unseeded reset: a 128-bit seed from OS entropy.
         entropy = np.random.SeedSequence().entropy
         self._core.seed_one(0, entropy)
