@@ -109,28 +109,16 @@ CCGYM_INLINE void cmc_step_general(
     obs[1] = vel32;
 }
 
-/* The common case, a float32 state (every step but the first after a reset):
- * cmc_step_general's arithmetic for np64 = 0, written out. float32
+/* A float32 state where velocity or position reaches a bound (or a value is
+ * NaN): cmc_step_general's arithmetic for np64 = 0, written out. float32
  * throughout, with a flag for a velocity or position that clipping replaced
  * by a Python float bound (compared as a float64 from then on; its float32
- * rounding is all the float32 sums see). Fewer branches and no precision
- * tracking where none can vary: 3-4% of an MCC step. Both paths are held to
- * Gymnasium live by tests/test_single_parity.py and test_vector_parity.py. */
-CCGYM_INLINE void cmc_step_f32(const ccgym_continuous_mountain_car_params *p,
-                               ccgym_continuous_mountain_car_state *s, const float *action,
-                               float *obs, double *reward, uint8_t *terminated)
+ * rounding is all the float32 sums see). `t` is force * power - c. Out of
+ * line: cmc_step_f32 below takes the unclipped steps, nearly all of them. */
+static CCGYM_COLD void cmc_step_f32_bounded(
+    const ccgym_continuous_mountain_car_params *p, ccgym_continuous_mountain_car_state *s,
+    float pos0, float vel0, float t, float *obs, uint8_t *terminated, int *term_out)
 {
-    const float a = action[0];
-    const float pos0 = (float)s->position, vel0 = (float)s->velocity;
-    const double c = 0.0025 * cos((double)(3.0f * pos0));
-    /* force * power - c: float32, unless the action was clipped (a Python float). */
-    float t;
-    if (-1.0f > a)
-        t = (float)(-1.0 * p->power - c);
-    else if (1.0f < a)
-        t = (float)(1.0 * p->power - c);
-    else
-        t = a * (float)p->power - (float)c;
     const float v1 = vel0 + t;
     int vpy = v1 > (float)p->max_speed;
     double vd = vpy ? p->max_speed : (double)v1;
@@ -151,15 +139,55 @@ CCGYM_INLINE void cmc_step_f32(const ccgym_continuous_mountain_car_params *p,
     }
     const int term = (ppy ? pd >= p->goal_position : pf >= (float)p->goal_position) &&
                      (vpy ? vd >= p->goal_velocity : v1 >= (float)p->goal_velocity);
-    double r = term ? 100.0 : 0.0;
-    r -= ccgym_pow2_of_f32(a) * 0.1; /* math.pow(action[0], 2) */
     const float pos32 = (float)pd, vel32 = (float)vd;
     s->position = pos32;
     s->velocity = vel32;
     *terminated = (uint8_t)term;
-    *reward = r;
+    *term_out = term;
     obs[0] = pos32;
     obs[1] = vel32;
+}
+
+/* The common case, a float32 state (every step but the first after a
+ * reset). When the new velocity is within +-max_speed and the new position
+ * strictly inside (min_position, max_position], no clip applies and every
+ * value stays a numpy float32: the step is four float32 operations and two
+ * compares, laid out without a taken branch. Anything else (a bound reached,
+ * a NaN, which fails every compare) goes to cmc_step_f32_bounded. Both paths
+ * are held to Gymnasium live by tests/test_single_parity.py (including edge
+ * states at every bound) and test_vector_parity.py. */
+CCGYM_INLINE void cmc_step_f32(const ccgym_continuous_mountain_car_params *p,
+                               ccgym_continuous_mountain_car_state *s, const float *action,
+                               float *obs, double *reward, uint8_t *terminated)
+{
+    const float a = action[0];
+    const float pos0 = (float)s->position, vel0 = (float)s->velocity;
+    const double c = 0.0025 * cos((double)(3.0f * pos0));
+    /* force * power - c: float32, unless the action was clipped (a Python float). */
+    float t;
+    if (CCGYM_UNLIKELY(-1.0f > a))
+        t = (float)(-1.0 * p->power - c);
+    else if (CCGYM_UNLIKELY(1.0f < a))
+        t = (float)(1.0 * p->power - c);
+    else
+        t = a * (float)p->power - (float)c;
+    const float v1 = vel0 + t;
+    const float pf = pos0 + v1;
+    int term;
+    if (CCGYM_LIKELY(fabsf(v1) <= (float)p->max_speed && pf > (float)p->min_position &&
+                     pf <= (float)p->max_position)) {
+        term = pf >= (float)p->goal_position && v1 >= (float)p->goal_velocity;
+        s->position = pf;
+        s->velocity = v1;
+        *terminated = (uint8_t)term;
+        obs[0] = pf;
+        obs[1] = v1;
+    } else {
+        cmc_step_f32_bounded(p, s, pos0, vel0, t, obs, terminated, &term);
+    }
+    double r = term ? 100.0 : 0.0;
+    r -= ccgym_pow2_of_f32(a) * 0.1; /* math.pow(action[0], 2) */
+    *reward = r;
 }
 
 CCGYM_INLINE void ccgym_continuous_mountain_car_step(

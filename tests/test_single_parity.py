@@ -600,3 +600,49 @@ def test_mountain_car_continuous_edge_states(goal_velocity, f32_state):
                 assert struct.pack("<d", o_rew) == struct.pack("<d", float(r_rew)), where
                 assert o_term == r_term, where
                 assert ours.state.dtype == ref.state.dtype, where
+
+
+def _mcc_unclipped_position(pos: np.float32, vel: np.float32, action: float) -> np.float32:
+    """Gymnasium's float32 position sum before any clip (power 0.0015)."""
+    force = np.float32(action)
+    t = force * 0.0015 - 0.0025 * math.cos(3 * pos)  # numpy float32 scalar arithmetic
+    return np.float32(pos + np.float32(vel + t))
+
+
+@pytest.mark.parametrize("target,velocity", [
+    (-1.2, -0.05), (-1.2, -0.01), (-1.2, -1e-4), (-1.2, 0.0),
+    (0.45, 0.0), (0.45, 1e-4), (0.45, 0.03), (0.6, 0.01), (0.6, 0.05)])
+@pytest.mark.parametrize("action", [0.0, 0.5, -0.7])
+def test_mountain_car_continuous_lands_on_bounds(target, velocity, action):
+    """States one ulp apart whose unclipped float32 step lands just short of,
+    exactly on, and just past a bound (min_position, where a negative velocity
+    is zeroed; goal_position; max_position): the case no random episode hits,
+    where ccgym's unclipped fast path must hand over to the clipping one."""
+    ref = gcc.Continuous_MountainCarEnv()
+    ours = ccgym.envs.Continuous_MountainCarEnv()
+    ref.reset(seed=0)
+    ours.reset(seed=0)
+    view = ours._core.state_view(ours._state_dtype)
+    vel = np.float32(velocity)
+    guess = target
+    for _ in range(4):  # the drift term depends on the start position: iterate
+        guess = target - (velocity - 0.0025 * math.cos(3 * guess) + action * 0.0015)
+    guess = np.float32(guess)
+    candidates = [guess]
+    for _ in range(40):
+        candidates.insert(0, np.nextafter(candidates[0], np.float32(-np.inf)))
+        candidates.append(np.nextafter(candidates[-1], np.float32(np.inf)))
+    landed = 0
+    for pos in candidates:
+        landed += _mcc_unclipped_position(pos, vel, action) == np.float32(target)
+        state = np.array([pos, vel], dtype=np.float32)
+        ref.state = state.copy()
+        view["position"], view["velocity"], view["state_f32"] = float(pos), float(vel), 1
+        act = np.array([action], dtype=np.float32)
+        r_obs, r_rew, r_term, _, _ = ref.step(act)
+        o_obs, o_rew, o_term, _, _ = ours.step(act)
+        where = f"state {state!r} action {action!r}"
+        assert o_obs.tobytes() == np.asarray(r_obs, np.float32).tobytes(), where
+        assert struct.pack("<d", o_rew) == struct.pack("<d", float(r_rew)), where
+        assert o_term == r_term, where
+    assert landed, "no candidate state lands exactly on the bound: widen the search"

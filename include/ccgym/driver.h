@@ -15,8 +15,14 @@
 
 #if defined(__GNUC__)
 #define CCGYM_INLINE static inline __attribute__((always_inline))
+#define CCGYM_LIKELY(x) __builtin_expect(!!(x), 1)
+#define CCGYM_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define CCGYM_COLD __attribute__((noinline, cold)) /* a rare path, kept out of the loop */
 #else
 #define CCGYM_INLINE static inline
+#define CCGYM_LIKELY(x) (x)
+#define CCGYM_UNLIKELY(x) (x)
+#define CCGYM_COLD
 #endif
 
 enum ccgym_autoreset_mode {
