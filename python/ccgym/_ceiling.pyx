@@ -16,8 +16,9 @@ cdef extern from "ccgym/ceiling.h" nogil:
     int ccgym_ceiling_obs_dim(int env)
     int ccgym_ceiling_action_dim(int env)
     double ccgym_ceiling_run(int env, size_t n, int64_t steps, double *state,
-                             const void *actions, size_t n_action_rows, float *obs,
-                             double *reward, uint8_t *terminated, int n_threads, int cpu_clock)
+                             const double *reset_state, const void *actions,
+                             size_t n_action_rows, float *obs, double *reward,
+                             uint8_t *terminated, int n_threads, int cpu_clock)
 
 
 # Same order as ccgym._core.ENV_KINDS and enum ccgym_ceiling_env.
@@ -49,9 +50,11 @@ def action_dtype(str kind):
 class Run:
     """The buffers of one ceiling run: ``state`` (N, state_dim) float64 (updated
     in place), ``obs`` (N, obs_dim) float32, ``reward`` (N,) float64,
-    ``terminated`` (N,) bool."""
+    ``terminated`` (N,) bool. ``reset_state`` (N, state_dim) float64 or None:
+    where an instance terminates its state is set to its row (a reset by
+    copy); None lets a terminated instance step on."""
 
-    def __init__(self, str kind, cnp.ndarray state):
+    def __init__(self, str kind, cnp.ndarray state, reset_state=None):
         cdef int env = _env_index(kind)
         cdef int sd = ccgym_ceiling_state_dim(env)
         if state.dtype != np.float64 or state.ndim != 2 or state.shape[1] != sd:
@@ -59,9 +62,14 @@ class Run:
         if not state.flags.c_contiguous or not state.flags.writeable:
             raise ValueError("state must be C-contiguous and writeable")
         n = state.shape[0]
+        if reset_state is not None:
+            reset_state = np.ascontiguousarray(reset_state)
+            if reset_state.dtype != np.float64 or reset_state.shape != (n, sd):
+                raise ValueError(f"reset_state must be a float64 array of shape ({n}, {sd})")
         self.kind = kind
         self.num_envs = n
         self.state = state
+        self.reset_state = reset_state
         self.obs = np.zeros((n, ccgym_ceiling_obs_dim(env)), dtype=np.float32)
         self.reward = np.zeros(n, dtype=np.float64)
         self.terminated = np.zeros(n, dtype=np.bool_)
@@ -91,6 +99,8 @@ class Run:
         cdef cnp.ndarray ob = self.obs
         cdef cnp.ndarray rw = self.reward
         cdef cnp.ndarray te = self.terminated
+        cdef cnp.ndarray rs = self.reset_state
+        cdef const double *rsp = NULL if rs is None else <const double *>cnp.PyArray_DATA(rs)
         cdef double *sp = <double *>cnp.PyArray_DATA(st)
         cdef const void *ap = cnp.PyArray_DATA(a)
         cdef size_t rows = a.shape[0]
@@ -99,8 +109,8 @@ class Run:
         cdef uint8_t *tp = <uint8_t *>cnp.PyArray_DATA(te)
         cdef double seconds
         with nogil:
-            seconds = ccgym_ceiling_run(env, n, steps, sp, ap, rows, op, rp, tp, num_threads,
-                                        cpu_clock)
+            seconds = ccgym_ceiling_run(env, n, steps, sp, rsp, ap, rows, op, rp, tp,
+                                        num_threads, cpu_clock)
         if seconds < 0:
             raise RuntimeError("ccgym_ceiling_run rejected its arguments")
         return seconds

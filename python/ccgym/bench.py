@@ -316,7 +316,7 @@ def gymnax_factory(env_id: str, n: int) -> Factory:
     return make
 
 
-def ceiling_state_pool(env_id: str, n: int) -> np.ndarray:
+def ceiling_state_pool(env_id: str, n: int) -> tuple[np.ndarray, np.ndarray]:
     """States for the ceiling in its layout, live states of ccgym's own vector
     env: at least CEILING_POOL instances (a multiple of n) stepped with random
     actions and autoreset for one episode's worth of steps (the id's time
@@ -325,9 +325,9 @@ def ceiling_state_pool(env_id: str, n: int) -> np.ndarray:
     ranges in the physics) as the real path over a run. States fresh from
     reset would flatter it; states run on past a fall without reset would
     slow it down; and one snapshot alone is one phase of a fleet that
-    started together."""
+    started together. Returns (pool, reset): reset holds n states fresh from
+    reset(seed=0), which the ceiling copies into an instance that terminates."""
     import ccgym
-    from ccgym import _ceiling
 
     pool = n * -(-CEILING_POOL // n)
     envs = ccgym.make_vec(env_id, num_envs=pool)
@@ -337,19 +337,26 @@ def ceiling_state_pool(env_id: str, n: int) -> np.ndarray:
     cls = getattr(ccgym.envs, ccgym.ENV_SPECS[env_id][0])
     every = -(-ccgym.ENV_SPECS[env_id][1] // CEILING_SNAPSHOTS)
     view = envs._core.state_view(cls._state_dtype)
+    reset = _ceiling_layout(view, kind)[:n]
     snapshots = []
     for i in range(1, CEILING_SNAPSHOTS * every + 1):
         envs.step(actions[i % len(actions)])
-        if i % every:
-            continue
-        if kind == "Acrobot":
-            state = np.array(view["s"], dtype=np.float64).reshape(pool, 4)
-        else:
-            names = view.dtype.names[:_ceiling.state_dim(kind)]
-            state = np.stack([np.asarray(view[f], dtype=np.float64) for f in names], axis=1)
-        snapshots.append(state)
+        if i % every == 0:
+            snapshots.append(_ceiling_layout(view, kind))
     envs.close()
-    state = np.concatenate(snapshots)
+    return np.concatenate(snapshots), np.ascontiguousarray(reset)
+
+
+def _ceiling_layout(view: np.ndarray, kind: str) -> np.ndarray:
+    """A copy of ccgym's states (a structured view) as the ceiling's (N, state_dim)
+    float64 rows."""
+    from ccgym import _ceiling
+
+    if kind == "Acrobot":
+        state = np.array(view["s"], dtype=np.float64).reshape(len(view), 4)
+    else:
+        names = view.dtype.names[:_ceiling.state_dim(kind)]
+        state = np.stack([np.asarray(view[f], dtype=np.float64) for f in names], axis=1)
     if kind == "MountainCarContinuous":  # the ceiling steps a float32 state
         state = state.astype(np.float32).astype(np.float64)
     if kind == "Pendulum":
@@ -366,9 +373,9 @@ def ceiling_factory(env_id: str, n: int, threads: int) -> Factory:
         except ImportError:
             raise Skip("ccgym was built without the _ceiling module") from None
         kind = ccgym.make_vec(env_id, num_envs=1)._core.kind
-        pool = ceiling_state_pool(env_id, n)
+        pool, reset = ceiling_state_pool(env_id, n)
         windows = pool.shape[0] // n
-        runner = _ceiling.Run(kind, pool[:n].copy())
+        runner = _ceiling.Run(kind, pool[:n].copy(), reset)
         envs = ccgym.make_vec(env_id, num_envs=n)
         actions = np.stack(_draw(envs.action_space)).astype(_ceiling.action_dtype(kind))
         envs.close()
