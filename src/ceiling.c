@@ -5,12 +5,13 @@
  * path adds: the driver's elapsed/truncation/episode bookkeeping, the
  * per-instance RNG, the action check and the Python call.
  *
- * An instance that terminates gets its state from `reset_state` (when one is
- * given): a copy, the cheapest reset there is, so that the ceiling keeps
- * stepping the states the real path steps. Without it a fallen CartPole runs
- * on past its thresholds, its angle grows into libm's slower argument ranges
- * and its terminated flag turns into a coin toss: within 16 steps from live
- * states 74% are down, and that loop was 20% slower than the real path.
+ * An instance that terminates is reset at once (when generators are given)
+ * with its env's own reset draw: the kernels' PCG64 uniforms, the least an
+ * exact reset can cost, so that the ceiling keeps stepping the states the
+ * real path steps. Without a reset a fallen CartPole runs on past its
+ * thresholds, its angle grows into libm's slower argument ranges and its
+ * terminated flag turns into a coin toss: within 16 steps from live states
+ * 74% are down, and that loop was 20% slower than the real path.
  * CartPole's reward after a fall (steps_beyond_terminated) is not modelled
  * either. Acrobot has no torque noise (Gymnasium's default torque_noise_max
  * = 0). Parameters are Gymnasium's defaults, set by the kernels' own
@@ -18,7 +19,6 @@
 #include "ccgym/ceiling.h"
 
 #include <math.h>
-#include <string.h>
 #include <time.h>
 
 #include "ccgym/acrobot.h"
@@ -28,6 +28,7 @@
 #include "ccgym/mountain_car.h"
 #include "ccgym/npmath.h"
 #include "ccgym/pendulum.h"
+#include "ccgym/rng.h"
 
 typedef union ceiling_params {
     ccgym_cartpole_params cartpole;
@@ -226,6 +227,45 @@ CCGYM_INLINE void acrobot_step(const void *vp, double *s, const void *action, fl
     obs[5] = (float)ns[3];
 }
 
+/* ---------------------------------------------------------------- resets */
+/* Each env's reset as its kernel draws it (Gymnasium's default bounds), in
+ * the ceiling's state layout. The observation of the reset state is not
+ * written (the real path writes it on the reset step). */
+typedef void (*ceiling_reset_fn)(double *s, ccgym_pcg64 *rng);
+
+CCGYM_INLINE void cartpole_reset(double *s, ccgym_pcg64 *rng)
+{
+    for (int k = 0; k < 4; k++)
+        s[k] = ccgym_pcg64_uniform(rng, -0.05, 0.05 - -0.05);
+}
+
+/* MountainCarContinuous: the ceiling steps a float32 state, so the reset
+ * position is rounded to float32 (the kernel's first step after a reset
+ * computes in float64 instead). */
+CCGYM_INLINE void mountain_car_reset(double *s, ccgym_pcg64 *rng)
+{
+    s[0] = ccgym_pcg64_uniform(rng, -0.6, -0.4 - -0.6);
+    s[1] = 0.0;
+}
+
+CCGYM_INLINE void continuous_mountain_car_reset(double *s, ccgym_pcg64 *rng)
+{
+    s[0] = (float)ccgym_pcg64_uniform(rng, -0.6, -0.4 - -0.6);
+    s[1] = 0.0;
+}
+
+CCGYM_INLINE void pendulum_reset(double *s, ccgym_pcg64 *rng) /* never terminates */
+{
+    (void)s;
+    (void)rng;
+}
+
+CCGYM_INLINE void acrobot_reset(double *s, ccgym_pcg64 *rng) /* a float32 state, as Gymnasium's */
+{
+    for (int k = 0; k < 4; k++)
+        s[k] = (float)ccgym_pcg64_uniform(rng, -0.1, 0.1 - -0.1);
+}
+
 /* ---------------------------------------------------------------- the loop */
 typedef void (*ceiling_step_fn)(const void *p, double *s, const void *action, float *obs,
                                 double *reward, uint8_t *terminated);
@@ -235,7 +275,7 @@ typedef struct ceiling_job {
     size_t n;
     int64_t steps;
     double *state;
-    const double *reset_state; /* NULL: terminated instances step on */
+    ccgym_pcg64 *rng; /* one per instance for resets; NULL: terminated instances step on */
     const char *actions;
     size_t n_action_rows;
     float *obs;
@@ -248,11 +288,12 @@ typedef struct ceiling_job {
  * them: a store through one (the uint8_t flags alias anything) then does not
  * reload the others from the job. */
 CCGYM_INLINE void ceiling_loop(const ceiling_job *j, size_t begin, size_t end, int state_dim,
-                               int obs_dim, size_t action_size, ceiling_step_fn step)
+                               int obs_dim, size_t action_size, ceiling_step_fn step,
+                               ceiling_reset_fn reset)
 {
     const void *params = j->params;
     double *restrict state = j->state;
-    const double *restrict reset_state = j->reset_state;
+    ccgym_pcg64 *restrict rng = j->rng;
     const char *restrict actions = j->actions;
     float *restrict obs = j->obs;
     double *restrict reward = j->reward;
@@ -267,9 +308,8 @@ CCGYM_INLINE void ceiling_loop(const ceiling_job *j, size_t begin, size_t end, i
             uint8_t term;
             step(params, s, a + i * action_size, obs + i * (size_t)obs_dim, &reward[i], &term);
             terminated[i] = term;
-            if (reset_state && term)
-                memcpy(s, reset_state + i * (size_t)state_dim,
-                       sizeof(double) * (size_t)state_dim);
+            if (rng && term)
+                reset(s, &rng[i]);
         }
         if (++row == n_rows)
             row = 0;
@@ -278,29 +318,32 @@ CCGYM_INLINE void ceiling_loop(const ceiling_job *j, size_t begin, size_t end, i
 
 static void cartpole_chunk(void *ctx, size_t begin, size_t end)
 {
-    ceiling_loop((const ceiling_job *)ctx, begin, end, 4, 4, sizeof(int64_t), cartpole_step);
+    ceiling_loop((const ceiling_job *)ctx, begin, end, 4, 4, sizeof(int64_t), cartpole_step,
+                 cartpole_reset);
 }
 
 static void mountain_car_chunk(void *ctx, size_t begin, size_t end)
 {
     ceiling_loop((const ceiling_job *)ctx, begin, end, 2, 2, sizeof(int64_t),
-                 mountain_car_step);
+                 mountain_car_step, mountain_car_reset);
 }
 
 static void continuous_mountain_car_chunk(void *ctx, size_t begin, size_t end)
 {
     ceiling_loop((const ceiling_job *)ctx, begin, end, 2, 2, sizeof(float),
-                 continuous_mountain_car_step);
+                 continuous_mountain_car_step, continuous_mountain_car_reset);
 }
 
 static void pendulum_chunk(void *ctx, size_t begin, size_t end)
 {
-    ceiling_loop((const ceiling_job *)ctx, begin, end, 3, 3, sizeof(float), pendulum_step);
+    ceiling_loop((const ceiling_job *)ctx, begin, end, 3, 3, sizeof(float), pendulum_step,
+                 pendulum_reset);
 }
 
 static void acrobot_chunk(void *ctx, size_t begin, size_t end)
 {
-    ceiling_loop((const ceiling_job *)ctx, begin, end, 4, 6, sizeof(int64_t), acrobot_step);
+    ceiling_loop((const ceiling_job *)ctx, begin, end, 4, 6, sizeof(int64_t), acrobot_step,
+                 acrobot_reset);
 }
 
 int ccgym_ceiling_state_dim(int env)
@@ -329,7 +372,7 @@ static double now_seconds(clockid_t clock)
 }
 
 double ccgym_ceiling_run(int env, size_t n, int64_t steps, double *state,
-                         const double *reset_state, const void *actions, size_t n_action_rows,
+                         void *rng, const void *actions, size_t n_action_rows,
                          float *obs, double *reward, uint8_t *terminated, int n_threads,
                          int cpu_clock)
 {
@@ -362,8 +405,8 @@ double ccgym_ceiling_run(int env, size_t n, int64_t steps, double *state,
     }
     if (n_action_rows == 0)
         return -1.0;
-    ceiling_job job = {&params,      n,   steps,  state,     reset_state, (const char *)actions,
-                       n_action_rows, obs, reward, terminated};
+    ceiling_job job = {&params,       n,   steps,  state,     (ccgym_pcg64 *)rng,
+                       (const char *)actions, n_action_rows, obs, reward, terminated};
     size_t most = n / CCGYM_MIN_INSTANCES_PER_THREAD;
     if (most < 1)
         most = 1;

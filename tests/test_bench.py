@@ -111,28 +111,31 @@ def test_ceiling_rejects_bad_input():
 
 
 def test_ceiling_pool_is_in_range():
-    """The ceiling starts from live states of the real env, in its layout, and
-    resets to states fresh from reset."""
-    pool, reset = bench.ceiling_state_pool("CartPole-v1", 64)
+    """The ceiling starts from live states of the real env, in its layout."""
+    pool = bench.ceiling_state_pool("CartPole-v1", 64)
     assert pool.shape == (bench.CEILING_SNAPSHOTS * 1024, 4) and np.isfinite(pool).all()
     assert np.abs(pool[:, 2]).max() < 1.0  # autoreset keeps the pole near upright
-    assert reset.shape == (64, 4) and np.abs(reset).max() <= 0.05
 
 
-@pytest.mark.parametrize("env_id", ["CartPole-v1", "MountainCar-v0"])
+@pytest.mark.parametrize("env_id", ["CartPole-v1", "MountainCar-v0", "Acrobot-v1"])
 def test_ceiling_resets_terminated_instances(env_id):
-    """With reset states, an instance that terminates continues from its reset
-    state: its state after the step is that row, the others step on as without
-    reset states; each step's outputs are the same either way."""
-    kind = ccgym.make_vec(env_id, num_envs=1)._core.kind
+    """With a seed, an instance that terminates is reset at once with its
+    env's reset draw: the values ccgym's own reset(seed=...) draws for that
+    instance (the first reset of generator seed + i); the others step on as
+    without a seed; each step's outputs are the same either way."""
+    vec = ccgym.make_vec(env_id, num_envs=N)
+    vec.reset(seed=100)
+    fresh = _ceiling_state(vec, env_id)  # what the ceiling's generators draw first
+    kind = vec._core.kind
     rng = np.random.default_rng(1)
     if kind == "CartPole":  # half the poles already past the angle limit
         state = np.stack([np.zeros(N), np.zeros(N), rng.uniform(-0.4, 0.4, N), np.zeros(N)], 1)
-    else:  # half the cars at the goal with a positive velocity
+    elif kind == "MountainCar":  # half the cars at the goal with a positive velocity
         state = np.stack([rng.choice([-0.5, 0.55], N), np.full(N, 0.01)], 1)
+    else:  # half the links swung up high
+        state = np.stack([rng.choice([0.0, 3.0], N), np.zeros(N), np.zeros(N), np.zeros(N)], 1)
     state = np.ascontiguousarray(state)
-    reset = np.ascontiguousarray(rng.uniform(-0.05, 0.05, state.shape) - (kind != "CartPole") * 0.5)
-    plain, resetting = _ceiling.Run(kind, state.copy()), _ceiling.Run(kind, state.copy(), reset)
+    plain, resetting = _ceiling.Run(kind, state.copy()), _ceiling.Run(kind, state.copy(), seed=100)
     actions = np.ones((1, N), dtype=np.int64)
     plain.run(actions, 1)
     resetting.run(actions, 1)
@@ -141,14 +144,13 @@ def test_ceiling_resets_terminated_instances(env_id):
     np.testing.assert_array_equal(resetting.terminated, done)
     np.testing.assert_array_equal(resetting.obs, plain.obs)
     np.testing.assert_array_equal(resetting.reward, plain.reward)
-    np.testing.assert_array_equal(resetting.state[done], reset[done])
+    np.testing.assert_array_equal(resetting.state[done], fresh[done])
     np.testing.assert_array_equal(resetting.state[~done], plain.state[~done])
 
 
-def test_ceiling_rejects_bad_reset_state():
-    for bad in (np.zeros((4, 3)), np.zeros((5, 4)), np.zeros((4, 4), dtype=np.float32)):
-        with pytest.raises(ValueError):
-            _ceiling.Run("CartPole", np.zeros((4, 4)), bad)
+def test_ceiling_rejects_bad_seed():
+    with pytest.raises((ValueError, OverflowError)):
+        _ceiling.Run("CartPole", np.zeros((4, 4)), seed=-1)
 
 
 def test_bench_quick_json(tmp_path):

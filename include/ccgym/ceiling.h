@@ -1,7 +1,7 @@
 /* Bench-only reference ceiling: each env's physics, exactly as the kernels in
  * src/ compute it (same arithmetic, same bits), in a bare loop over N
- * instances x T steps with no driver, no RNG and no Python; a terminated
- * instance is reset by copying a given reset state.
+ * instances x T steps with no driver and no Python; a terminated instance
+ * is reset at once with its env's own reset draw.
  * `ccgym bench --ceiling` runs it beside the real path to show how far the
  * exact path is from the limit. Not part of the library's API.
  * Keep in sync with python/ccgym/_ceiling.pyx. */
@@ -33,8 +33,9 @@ int ccgym_ceiling_action_dim(int env);
 /* Steps instances [0, n) `steps` times with Gymnasium's default parameters.
  * Step t takes action row t % n_action_rows of `actions` (rows of n int64 or
  * n float32). state (n * state_dim doubles) is updated in place; where an
- * instance terminates, its state becomes its row of reset_state (n *
- * state_dim doubles; NULL: it steps on from the terminal state). obs
+ * instance terminates, its state is redrawn as its kernel's reset draws it,
+ * from rng[i] (rng: n ccgym_pcg64 generators, 16-byte aligned; NULL: it
+ * steps on from the terminal state). obs
  * (n * obs_dim), reward and terminated (n each) hold the last step's output.
  * The instances are split over up to n_threads threads (the driver's rule:
  * at least CCGYM_MIN_INSTANCES_PER_THREAD each), each running all `steps`
@@ -43,7 +44,7 @@ int ccgym_ceiling_action_dim(int env);
  * (CLOCK_THREAD_CPUTIME_ID: steadier on a busy machine, only meaningful
  * with one thread); -1.0 for an unknown env or n_action_rows == 0. */
 double ccgym_ceiling_run(int env, size_t n, int64_t steps, double *state,
-                         const double *reset_state, const void *actions, size_t n_action_rows,
+                         void *rng, const void *actions, size_t n_action_rows,
                          float *obs, double *reward, uint8_t *terminated, int n_threads,
                          int cpu_clock);
 

@@ -15,8 +15,7 @@ class Run:
     obs: np.ndarray
     reward: np.ndarray
     terminated: np.ndarray
-    reset_state: np.ndarray | None
-    def __init__(self, kind: str, state: np.ndarray,
-                 reset_state: np.ndarray | None = None) -> None: ...
+    rng_state: np.ndarray | None
+    def __init__(self, kind: str, state: np.ndarray, seed: int | None = None) -> None: ...
     def run(self, actions: np.ndarray, steps: int, num_threads: int = 1,
             cpu_clock: bool = False) -> float: ...

@@ -6,9 +6,17 @@ a bare C loop over N instances x T steps, timed inside C. Used by
 import numpy as np
 
 cimport numpy as cnp
-from libc.stdint cimport int64_t, uint8_t
+from libc.stdint cimport int64_t, uint8_t, uint64_t
+
+from ccgym._core import _aligned_zeros
 
 cnp.import_array()
+
+
+cdef extern from "ccgym/rng.h" nogil:
+    ctypedef struct ccgym_pcg64:
+        pass
+    void ccgym_pcg64_seed_range(ccgym_pcg64 *rng, uint64_t base, size_t n)
 
 
 cdef extern from "ccgym/ceiling.h" nogil:
@@ -16,7 +24,7 @@ cdef extern from "ccgym/ceiling.h" nogil:
     int ccgym_ceiling_obs_dim(int env)
     int ccgym_ceiling_action_dim(int env)
     double ccgym_ceiling_run(int env, size_t n, int64_t steps, double *state,
-                             const double *reset_state, const void *actions,
+                             void *rng, const void *actions,
                              size_t n_action_rows, float *obs, double *reward,
                              uint8_t *terminated, int n_threads, int cpu_clock)
 
@@ -50,11 +58,12 @@ def action_dtype(str kind):
 class Run:
     """The buffers of one ceiling run: ``state`` (N, state_dim) float64 (updated
     in place), ``obs`` (N, obs_dim) float32, ``reward`` (N,) float64,
-    ``terminated`` (N,) bool. ``reset_state`` (N, state_dim) float64 or None:
-    where an instance terminates its state is set to its row (a reset by
-    copy); None lets a terminated instance step on."""
+    ``terminated`` (N,) bool. With a ``seed``, an instance that terminates is
+    reset at once, drawn as its kernel draws a reset (per-instance PCG64
+    generators seeded seed, seed + 1, ...; ``rng_state``); without one it
+    steps on from the terminal state."""
 
-    def __init__(self, str kind, cnp.ndarray state, reset_state=None):
+    def __init__(self, str kind, cnp.ndarray state, seed=None):
         cdef int env = _env_index(kind)
         cdef int sd = ccgym_ceiling_state_dim(env)
         if state.dtype != np.float64 or state.ndim != 2 or state.shape[1] != sd:
@@ -62,14 +71,16 @@ class Run:
         if not state.flags.c_contiguous or not state.flags.writeable:
             raise ValueError("state must be C-contiguous and writeable")
         n = state.shape[0]
-        if reset_state is not None:
-            reset_state = np.ascontiguousarray(reset_state)
-            if reset_state.dtype != np.float64 or reset_state.shape != (n, sd):
-                raise ValueError(f"reset_state must be a float64 array of shape ({n}, {sd})")
         self.kind = kind
         self.num_envs = n
         self.state = state
-        self.reset_state = reset_state
+        self.rng_state = None
+        if seed is not None:
+            if seed < 0:
+                raise ValueError("seed must be a non-negative integer")
+            self.rng_state = _aligned_zeros(n * 32)
+            ccgym_pcg64_seed_range(<ccgym_pcg64 *>cnp.PyArray_DATA(self.rng_state),
+                                   <uint64_t>seed, n)
         self.obs = np.zeros((n, ccgym_ceiling_obs_dim(env)), dtype=np.float32)
         self.reward = np.zeros(n, dtype=np.float64)
         self.terminated = np.zeros(n, dtype=np.bool_)
@@ -99,8 +110,8 @@ class Run:
         cdef cnp.ndarray ob = self.obs
         cdef cnp.ndarray rw = self.reward
         cdef cnp.ndarray te = self.terminated
-        cdef cnp.ndarray rs = self.reset_state
-        cdef const double *rsp = NULL if rs is None else <const double *>cnp.PyArray_DATA(rs)
+        cdef cnp.ndarray rs = self.rng_state
+        cdef void *rsp = NULL if rs is None else cnp.PyArray_DATA(rs)
         cdef double *sp = <double *>cnp.PyArray_DATA(st)
         cdef const void *ap = cnp.PyArray_DATA(a)
         cdef size_t rows = a.shape[0]

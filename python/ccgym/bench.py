@@ -316,7 +316,7 @@ def gymnax_factory(env_id: str, n: int) -> Factory:
     return make
 
 
-def ceiling_state_pool(env_id: str, n: int) -> tuple[np.ndarray, np.ndarray]:
+def ceiling_state_pool(env_id: str, n: int) -> np.ndarray:
     """States for the ceiling in its layout, live states of ccgym's own vector
     env: at least CEILING_POOL instances (a multiple of n) stepped with random
     actions and autoreset for one episode's worth of steps (the id's time
@@ -325,8 +325,7 @@ def ceiling_state_pool(env_id: str, n: int) -> tuple[np.ndarray, np.ndarray]:
     ranges in the physics) as the real path over a run. States fresh from
     reset would flatter it; states run on past a fall without reset would
     slow it down; and one snapshot alone is one phase of a fleet that
-    started together. Returns (pool, reset): reset holds n states fresh from
-    reset(seed=0), which the ceiling copies into an instance that terminates."""
+    started together. (The ceiling resets a terminated instance itself.)"""
     import ccgym
 
     pool = n * -(-CEILING_POOL // n)
@@ -337,14 +336,13 @@ def ceiling_state_pool(env_id: str, n: int) -> tuple[np.ndarray, np.ndarray]:
     cls = getattr(ccgym.envs, ccgym.ENV_SPECS[env_id][0])
     every = -(-ccgym.ENV_SPECS[env_id][1] // CEILING_SNAPSHOTS)
     view = envs._core.state_view(cls._state_dtype)
-    reset = _ceiling_layout(view, kind)[:n]
     snapshots = []
     for i in range(1, CEILING_SNAPSHOTS * every + 1):
         envs.step(actions[i % len(actions)])
         if i % every == 0:
             snapshots.append(_ceiling_layout(view, kind))
     envs.close()
-    return np.concatenate(snapshots), np.ascontiguousarray(reset)
+    return np.concatenate(snapshots)
 
 
 def _ceiling_layout(view: np.ndarray, kind: str) -> np.ndarray:
@@ -373,9 +371,9 @@ def ceiling_factory(env_id: str, n: int, threads: int) -> Factory:
         except ImportError:
             raise Skip("ccgym was built without the _ceiling module") from None
         kind = ccgym.make_vec(env_id, num_envs=1)._core.kind
-        pool, reset = ceiling_state_pool(env_id, n)
+        pool = ceiling_state_pool(env_id, n)
         windows = pool.shape[0] // n
-        runner = _ceiling.Run(kind, pool[:n].copy(), reset)
+        runner = _ceiling.Run(kind, pool[:n].copy(), seed=0)
         envs = ccgym.make_vec(env_id, num_envs=n)
         actions = np.stack(_draw(envs.action_space)).astype(_ceiling.action_dtype(kind))
         envs.close()
