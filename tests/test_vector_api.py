@@ -249,6 +249,49 @@ def test_copy_true_returns_fresh_arrays(env_id, mode):
 
 
 @pytest.mark.parametrize("mode", MODES, ids=lambda m: m.value)
+def test_copy_true_reuses_only_released_arrays(mode):
+    """copy=True may hand out again a set of output arrays of an earlier step,
+    but only once nothing refers to them: an array still held (for one step,
+    or for good), or a view of one, keeps its values; an array frozen or reshaped in place by its holder
+    is never handed out again; and arrays are reused (no allocation per step)
+    when the caller keeps nothing."""
+    env = ccgym.make_vec("CartPole-v1", 16, autoreset_mode=mode, max_episode_steps=30)
+    twin = ccgym.make_vec("CartPole-v1", 16, autoreset_mode=mode, max_episode_steps=30)
+    env.reset(seed=4)
+    twin.reset(seed=4)
+    held, seen, reused, last = [], set(), 0, None
+    for t, a in enumerate(sample_actions(env, 4, 400)):
+        out = env.step(a)
+        expected = twin.step(a)
+        assert_results_equal(out, expected, f"step {t}")
+        if last is not None:  # kept over one step, as `obs` is in a training loop
+            assert bits(last[0]) == bits(last[1]), f"step {t}: the previous obs was written"
+        last = (out[0], out[0].copy()) if t % 2 else None
+        for x, n_dim in zip(out[:4], (2, 1, 1, 1)):
+            assert x.flags.writeable and x.flags.owndata and x.ndim == n_dim, f"step {t}"
+        address = out[0].__array_interface__["data"][0]
+        reused += address in seen
+        seen.add(address)
+        kind = t % 6
+        if kind == 1:  # keep an array
+            held.append((out[0], out[0].copy()))
+        elif kind == 2:  # keep only a view of one
+            held.append((out[1][3:], out[1][3:].copy()))
+        elif kind == 3:  # freeze one, then let go of it
+            out[2].flags.writeable = False
+        elif kind == 4:  # reshape one in place, then let go of it
+            out[0].shape = (-1,)
+        for x, snapshot in held:
+            assert bits(x) == bits(snapshot), f"step {t}: a held array was written"
+        done = expected[2] | expected[3]
+        if mode is AutoresetMode.DISABLED and done.any():
+            env.reset(options={"reset_mask": done})
+            twin.reset(options={"reset_mask": done})
+        del out, x
+    assert reused > 50
+
+
+@pytest.mark.parametrize("mode", MODES, ids=lambda m: m.value)
 @pytest.mark.parametrize("env_id", ["CartPole-v1", "MountainCarContinuous-v0"])
 def test_copy_false_returns_internal_buffers(env_id, mode):
     env = ccgym.make_vec(env_id, 16, autoreset_mode=mode, copy=False, max_episode_steps=60)
