@@ -570,6 +570,24 @@ _MCC_VELOCITIES = [-0.07, -0.06999, -0.0015, -1e-9, 0.0, 1e-9, 0.0015, 0.06999, 
 _MCC_ACTIONS = [-np.inf, -2.0, -1.0, -0.99999, -0.3, 0.0, 0.3, 0.99999, 1.0, 2.0, np.inf, np.nan]
 
 
+def _mcc_step_from(ref, ours, view, state: np.ndarray, action: float) -> None:
+    """Puts both envs in `state` (float32: after a step; float64: right after
+    a reset), steps them with `action` and compares the results bit for bit."""
+    ref.state = state.copy()
+    view["position"], view["velocity"] = float(state[0]), float(state[1])
+    view["state_f32"] = int(state.dtype == np.float32)
+    act = np.array([action], dtype=np.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # NaN/inf actions
+        r_obs, r_rew, r_term, _, _ = ref.step(act)
+    o_obs, o_rew, o_term, _, _ = ours.step(act)
+    where = f"state {state!r} action {action!r}"
+    assert o_obs.tobytes() == np.asarray(r_obs, np.float32).tobytes(), where
+    assert struct.pack("<d", o_rew) == struct.pack("<d", float(r_rew)), where
+    assert o_term == r_term, where
+    assert ours.state.dtype == ref.state.dtype, where
+
+
 @pytest.mark.parametrize("goal_velocity", [0.0, 0.07, 0.0700000001, 1e-50, -1e-50, -0.07])
 @pytest.mark.parametrize("f32_state", [True, False], ids=["float32-state", "after-reset"])
 def test_mountain_car_continuous_edge_states(goal_velocity, f32_state):
@@ -587,19 +605,7 @@ def test_mountain_car_continuous_edge_states(goal_velocity, f32_state):
         for v in _MCC_VELOCITIES:
             for a in _MCC_ACTIONS:
                 state = np.array([p, v], dtype=dtype)
-                ref.state = state.copy()
-                view["position"], view["velocity"] = float(state[0]), float(state[1])
-                view["state_f32"] = int(f32_state)
-                act = np.array([a], dtype=np.float32)
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore", RuntimeWarning)  # NaN/inf actions
-                    r_obs, r_rew, r_term, _, _ = ref.step(act)
-                o_obs, o_rew, o_term, _, _ = ours.step(act)
-                where = f"state {state!r} action {a!r}"
-                assert o_obs.tobytes() == np.asarray(r_obs, np.float32).tobytes(), where
-                assert struct.pack("<d", o_rew) == struct.pack("<d", float(r_rew)), where
-                assert o_term == r_term, where
-                assert ours.state.dtype == ref.state.dtype, where
+                _mcc_step_from(ref, ours, view, state, a)
 
 
 def _mcc_unclipped_position(pos: np.float32, vel: np.float32, action: float) -> np.float32:
@@ -635,14 +641,5 @@ def test_mountain_car_continuous_lands_on_bounds(target, velocity, action):
     landed = 0
     for pos in candidates:
         landed += _mcc_unclipped_position(pos, vel, action) == np.float32(target)
-        state = np.array([pos, vel], dtype=np.float32)
-        ref.state = state.copy()
-        view["position"], view["velocity"], view["state_f32"] = float(pos), float(vel), 1
-        act = np.array([action], dtype=np.float32)
-        r_obs, r_rew, r_term, _, _ = ref.step(act)
-        o_obs, o_rew, o_term, _, _ = ours.step(act)
-        where = f"state {state!r} action {action!r}"
-        assert o_obs.tobytes() == np.asarray(r_obs, np.float32).tobytes(), where
-        assert struct.pack("<d", o_rew) == struct.pack("<d", float(r_rew)), where
-        assert o_term == r_term, where
+        _mcc_step_from(ref, ours, view, np.array([pos, vel], dtype=np.float32), action)
     assert landed, "no candidate state lands exactly on the bound: widen the search"

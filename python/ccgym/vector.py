@@ -102,9 +102,12 @@ class VectorEnv(gym.vector.VectorEnv):
         num_threads: split each step over this many threads (instances are
             independent, so results do not depend on it). Batches smaller than
             2048 instances per thread use fewer threads.
-        copy: when True (default) every returned array is a fresh copy, the
-            caller's to keep. When False, observations, rewards and flags are
-            ccgym's internal buffers, overwritten by the next ``step``/``reset``.
+        copy: when True (default) every returned array is the caller's to
+            keep: ccgym never writes it again while anything (a variable, a
+            view, a buffer export) refers to it; arrays the caller has let
+            go of are reused instead of reallocated. When False, observations,
+            rewards and flags are ccgym's internal buffers, overwritten by the
+            next ``step``/``reset``.
         episode_statistics: when True, ``infos`` carries ``"episode"``
             (``{"r", "l", "t"}``) and ``"_episode"`` exactly as
             :class:`gymnasium.wrappers.vector.RecordEpisodeStatistics` adds
