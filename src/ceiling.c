@@ -2,8 +2,8 @@
  * again with the kernels' exact arithmetic, in the tightest loop that still
  * does an env's whole job (advance the state, write the float32 observation,
  * the reward and the terminated flag). What it leaves out is what the real
- * path adds: the driver's elapsed/truncation/episode bookkeeping, the
- * per-instance RNG, the action check and the Python call.
+ * path adds: the driver's elapsed/truncation/episode bookkeeping, the reset
+ * state's observation, the action check and the Python call.
  *
  * An instance that terminates is reset at once (when generators are given)
  * with its env's own reset draw: the kernels' PCG64 uniforms, the least an
