@@ -2,10 +2,13 @@
 real path (Batch.step_unchecked: driver + kernel, no action check, no
 copies) and the ceiling loop, 16 steps each, in turn, 60 times; medians.
 
-    python tools/ceiling_ratio.py MountainCarContinuous-v0 [num_envs]
+    python tools/ceiling_ratio.py MountainCarContinuous-v0 [num_envs] [--layers]
 
 `ccgym bench --ceiling` measures the whole VectorEnv.step instead (Python
-layers and output copies included), a few percent lower at N=16384.
+layers and output arrays included), a few percent lower at N=16384.
+--layers times every layer in between too, interleaved the same way:
+Batch.step_collect without and with copy, VectorEnv.step without and with
+copy (one env each, so copy=False and copy=True see the same states).
 """
 import statistics
 import sys
@@ -15,24 +18,50 @@ import ccgym
 from ccgym import bench
 
 
-def main():
-    env_id = sys.argv[1] if len(sys.argv) > 1 else "MountainCarContinuous-v0"
-    n = int(sys.argv[2]) if len(sys.argv) > 2 else 16384
-    run, _, _ = bench.ceiling_factory(env_id, n, 1)()
-    env = ccgym.make_vec(env_id, num_envs=n, copy=False)
-    actions = [env._core.check_actions(a) for a in bench._draw(env.action_space)]
-    env.reset(seed=0)
-    for a in actions * 5:
-        env._core.step_unchecked(a)
-    real, ceiling = [], []
-    for _ in range(60):
-        t0 = time.perf_counter()
+def _loop(step, actions):
+    def run():
         for a in actions:
-            env._core.step_unchecked(a)
-        real.append((time.perf_counter() - t0) / len(actions) * 1e6)
-        ceiling.append(run(1) / bench.CEILING_STEPS * 1e6)
-    r, c = statistics.median(real), statistics.median(ceiling)
-    print(f"{env_id} N={n}: kernel {r:.1f} us/step, ceiling {c:.1f} us/step, ratio {c / r:.3f}")
+            step(a)
+    return run
+
+
+def main():
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    env_id = args[0] if args else "MountainCarContinuous-v0"
+    n = int(args[1]) if len(args) > 1 else 16384
+    ceiling_run, _, _ = bench.ceiling_factory(env_id, n, 1)()
+    env = ccgym.make_vec(env_id, num_envs=n, copy=False)
+    drawn = bench._draw(env.action_space)
+    checked = [env._core.check_actions(a) for a in drawn]
+    env.reset(seed=0)
+    layers = {"kernel (Batch.step_unchecked)": _loop(env._core.step_unchecked, checked)}
+    if "--layers" in sys.argv:
+        copied = ccgym.make_vec(env_id, num_envs=n)
+        copied.reset(seed=0)
+        layers.update({
+            "Batch.step_collect, copy=False": _loop(lambda a: env._core.step_collect(a, False),
+                                                    drawn),
+            "Batch.step_collect, copy=True": _loop(lambda a: copied._core.step_collect(a, True),
+                                                   drawn),
+            "VectorEnv.step, copy=False": _loop(env.step, drawn),
+            "VectorEnv.step, copy=True": _loop(copied.step, drawn),
+        })
+    for run in layers.values():
+        for _ in range(5):
+            run()
+    times = {name: [] for name in layers}
+    ceiling = []
+    for _ in range(60):
+        for name, run in layers.items():
+            t0 = time.perf_counter()
+            run()
+            times[name].append((time.perf_counter() - t0) / len(drawn) * 1e6)
+        ceiling.append(ceiling_run(1) / bench.CEILING_STEPS * 1e6)
+    c = statistics.median(ceiling)
+    print(f"{env_id} N={n}: ceiling {c:.1f} us/step")
+    for name, t in times.items():
+        r = statistics.median(t)
+        print(f"  {name:32s} {r:8.1f} us/step, ratio {c / r:.3f}")
 
 
 if __name__ == "__main__":
