@@ -113,11 +113,12 @@ CCGYM_INLINE void cmc_step_general(
  * NaN): cmc_step_general's arithmetic for np64 = 0, written out. float32
  * throughout, with a flag for a velocity or position that clipping replaced
  * by a Python float bound (compared as a float64 from then on; its float32
- * rounding is all the float32 sums see). `t` is force * power - c. Out of
- * line: cmc_step_f32 below takes the unclipped steps, nearly all of them. */
-static CCGYM_COLD void cmc_step_f32_bounded(
-    const ccgym_continuous_mountain_car_params *p, ccgym_continuous_mountain_car_state *s,
-    float pos0, float vel0, float t, float *obs, uint8_t *terminated, int *term_out)
+ * rounding is all the float32 sums see). `t` is force * power - c; returns
+ * terminated. Out of line: cmc_step_f32 below takes the unclipped steps,
+ * nearly all of them. */
+static CCGYM_COLD int cmc_step_f32_bounded(const ccgym_continuous_mountain_car_params *p,
+                                           ccgym_continuous_mountain_car_state *s, float pos0,
+                                           float vel0, float t, float *obs)
 {
     const float v1 = vel0 + t;
     int vpy = v1 > (float)p->max_speed;
@@ -142,10 +143,9 @@ static CCGYM_COLD void cmc_step_f32_bounded(
     const float pos32 = (float)pd, vel32 = (float)vd;
     s->position = pos32;
     s->velocity = vel32;
-    *terminated = (uint8_t)term;
-    *term_out = term;
     obs[0] = pos32;
     obs[1] = vel32;
+    return term;
 }
 
 /* The common case, a float32 state (every step but the first after a
@@ -179,14 +179,14 @@ CCGYM_INLINE void cmc_step_f32(const ccgym_continuous_mountain_car_params *p,
         term = pf >= (float)p->goal_position && v1 >= (float)p->goal_velocity;
         s->position = pf;
         s->velocity = v1;
-        *terminated = (uint8_t)term;
         obs[0] = pf;
         obs[1] = v1;
     } else {
-        cmc_step_f32_bounded(p, s, pos0, vel0, t, obs, terminated, &term);
+        term = cmc_step_f32_bounded(p, s, pos0, vel0, t, obs);
     }
     double r = term ? 100.0 : 0.0;
     r -= ccgym_pow2_of_f32(a) * 0.1; /* math.pow(action[0], 2) */
+    *terminated = (uint8_t)term;
     *reward = r;
 }
 
