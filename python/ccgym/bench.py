@@ -430,22 +430,19 @@ def plan(args: argparse.Namespace) -> tuple[list[Task], list[str]]:
             def add(impl: str, factory: Factory, threads: int = 1) -> None:
                 tasks.append(Task(env_id, "vector", n, impl, threads, factory))
 
-            for t in args.threads:
-                if t == 1 or n >= MIN_INSTANCES_PER_THREAD * t:
-                    add(CC_VEC, ccgym_vector_factory(env_id, n, t), t)
-            if not args.no_copy_false:
-                add(CC_VEC_NOCOPY, ccgym_vector_factory(env_id, n, 1, copy=False))
+            threads = [t for t in args.threads if t == 1 or n >= MIN_INSTANCES_PER_THREAD * t]
+            precisions = [("exact", CC_VEC, CC_VEC_NOCOPY)]
             if args.fast and env_id in FAST_IDS:
-                for t in args.threads:
-                    if t == 1 or n >= MIN_INSTANCES_PER_THREAD * t:
-                        add(CC_FAST, ccgym_vector_factory(env_id, n, t, precision="fast"), t)
+                precisions.append(("fast", CC_FAST, CC_FAST_NOCOPY))
+            for precision, impl, impl_nocopy in precisions:
+                for t in threads:
+                    add(impl, ccgym_vector_factory(env_id, n, t, precision=precision), t)
                 if not args.no_copy_false:
-                    add(CC_FAST_NOCOPY,
-                        ccgym_vector_factory(env_id, n, 1, copy=False, precision="fast"))
+                    add(impl_nocopy,
+                        ccgym_vector_factory(env_id, n, 1, copy=False, precision=precision))
             if args.ceiling:
-                for t in args.threads:
-                    if t == 1 or n >= MIN_INSTANCES_PER_THREAD * t:
-                        add(CEILING, ceiling_factory(env_id, n, t), t)
+                for t in threads:
+                    add(CEILING, ceiling_factory(env_id, n, t), t)
             if env_id.startswith("CartPole"):
                 add(GYM_NUMPY, gym_vector_factory(env_id, n, "vector_entry_point"))
             if n in small:
