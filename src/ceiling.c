@@ -239,15 +239,15 @@ CCGYM_INLINE void cartpole_reset(double *s, ccgym_pcg64 *rng)
         s[k] = ccgym_pcg64_uniform(rng, -0.05, 0.05 - -0.05);
 }
 
-/* MountainCarContinuous: the ceiling steps a float32 state, so the reset
- * position is rounded to float32 (the kernel's first step after a reset
- * computes in float64 instead). */
 CCGYM_INLINE void mountain_car_reset(double *s, ccgym_pcg64 *rng)
 {
     s[0] = ccgym_pcg64_uniform(rng, -0.6, -0.4 - -0.6);
     s[1] = 0.0;
 }
 
+/* The ceiling steps a float32 MountainCarContinuous state, so the reset
+ * position is rounded to float32 (the kernel's first step after a reset
+ * computes in float64 instead). */
 CCGYM_INLINE void continuous_mountain_car_reset(double *s, ccgym_pcg64 *rng)
 {
     s[0] = (float)ccgym_pcg64_uniform(rng, -0.6, -0.4 - -0.6);
