@@ -21,15 +21,9 @@ N = 64
 
 
 def _ceiling_state(vec, env_id: str) -> np.ndarray:
-    """The real env's state in the ceiling's layout."""
+    """The real env's state in the ceiling's layout (the bench's conversion)."""
     cls = getattr(envs, ccgym.ENV_SPECS[env_id][0])
-    view = vec._core.state_view(cls._state_dtype)
-    kind = vec._core.kind
-    if kind == "Acrobot":
-        return np.ascontiguousarray(np.array(view["s"], dtype=np.float64).reshape(-1, 4))
-    names = view.dtype.names[:_ceiling.state_dim(kind)]
-    return np.ascontiguousarray(
-        np.stack([np.asarray(view[f], dtype=np.float64) for f in names], axis=1))
+    return bench._ceiling_layout(vec._core.state_view(cls._state_dtype), vec._core.kind)
 
 
 @pytest.mark.parametrize("env_id", ccgym.ENV_IDS)
