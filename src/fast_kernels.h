@@ -22,17 +22,18 @@
 typedef void (*ccgym_fast_block_fn)(const ccgym_batch *b, const void *actions, size_t lo,
                                     size_t hi, uint8_t *special);
 
-#define CCGYM_FAST_DECLARE(SUFFIX)                                                        \
+#define CCGYM_FAST_DECLARE(SUFFIX)                                                          \
     void ccgym_fast_drive_##SUFFIX(const ccgym_env_def *exact, ccgym_fast_block_fn block,   \
                                    const ccgym_batch *b, const void *actions, size_t begin, \
                                    size_t end);                                             \
     void ccgym_fast_sincos_array_##SUFFIX(const double *x, double *s, double *c, size_t n); \
-    int ccgym_fast_discrete_in_range_##SUFFIX(const int64_t *a, size_t n, int64_t n_actions); \
-    void ccgym_fast_cartpole_block_##SUFFIX(const ccgym_batch *b, const void *actions,     \
-                                            size_t lo, size_t hi, uint8_t *special);                         \
-    void ccgym_fast_pendulum_block_##SUFFIX(const ccgym_batch *b, const void *actions,     \
-                                            size_t lo, size_t hi, uint8_t *special);                         \
-    void ccgym_fast_acrobot_block_##SUFFIX(const ccgym_batch *b, const void *actions,      \
+    int ccgym_fast_discrete_in_range_##SUFFIX(const int64_t *a, size_t n,                   \
+                                              int64_t n_actions);                           \
+    void ccgym_fast_cartpole_block_##SUFFIX(const ccgym_batch *b, const void *actions,      \
+                                            size_t lo, size_t hi, uint8_t *special);        \
+    void ccgym_fast_pendulum_block_##SUFFIX(const ccgym_batch *b, const void *actions,      \
+                                            size_t lo, size_t hi, uint8_t *special);        \
+    void ccgym_fast_acrobot_block_##SUFFIX(const ccgym_batch *b, const void *actions,       \
                                            size_t lo, size_t hi, uint8_t *special);
 
 CCGYM_FAST_DECLARE(generic)
