@@ -2,16 +2,31 @@
 
 typedef struct step_ctx {
     const ccgym_env_def *def;
-    const ccgym_batch *b;
+    ccgym_batch *b;
     const void *actions;
     const uint8_t *mask;
     double a, bnd;
 } step_ctx;
 
+/* The least episode_start of instances [begin, end), folded into b->start_scan. */
+static void scan_starts(ccgym_batch *b, size_t begin, size_t end)
+{
+    const int64_t *start = b->episode_start;
+    int64_t least = INT64_MAX;
+    for (size_t i = begin; i < end; i++)
+        least = start[i] < least ? start[i] : least;
+    int64_t cur = __atomic_load_n(&b->start_scan, __ATOMIC_RELAXED);
+    while (least < cur && !__atomic_compare_exchange_n(&b->start_scan, &cur, least, 0,
+                                                       __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+    }
+}
+
 static void step_chunk(void *ctx, size_t begin, size_t end)
 {
     const step_ctx *c = (const step_ctx *)ctx;
     c->def->step_range(c->b, c->actions, begin, end);
+    if (c->b->check_truncation)
+        scan_starts(c->b, begin, end);
 }
 
 static void reset_chunk(void *ctx, size_t begin, size_t end)
@@ -30,19 +45,27 @@ static int effective_threads(size_t n, int n_threads)
     return (size_t)n_threads > most ? (int)most : n_threads;
 }
 
-void ccgym_batch_step(const ccgym_env_def *def, const ccgym_batch *b, const void *actions,
+void ccgym_batch_step(const ccgym_env_def *def, ccgym_batch *b, const void *actions,
                       int n_threads)
 {
+    b->t++;
+    /* Whether an instance may reach the time limit on this step (one that
+     * started at or before t - max_episode_steps). If so the step tests each
+     * instance and the least start after it becomes the new bound. */
+    b->check_truncation = b->max_episode_steps > 0 &&
+                          b->t - b->max_episode_steps >= b->start_bound;
+    b->start_scan = INT64_MAX;
     int t = effective_threads(b->n, n_threads);
-    if (t == 1) {
-        def->step_range(b, actions, 0, b->n);
-        return;
-    }
     step_ctx c = {def, b, actions, NULL, 0.0, 0.0};
-    (void)ccgym_parallel_for(step_chunk, &c, b->n, t);
+    if (t == 1)
+        step_chunk(&c, 0, b->n);
+    else
+        (void)ccgym_parallel_for(step_chunk, &c, b->n, t);
+    if (b->check_truncation)
+        b->start_bound = b->start_scan;
 }
 
-void ccgym_batch_reset(const ccgym_env_def *def, const ccgym_batch *b, const uint8_t *mask,
+void ccgym_batch_reset(const ccgym_env_def *def, ccgym_batch *b, const uint8_t *mask,
                        double a, double bnd, int n_threads)
 {
     int t = effective_threads(b->n, n_threads);

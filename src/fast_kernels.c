@@ -53,24 +53,27 @@ int FAST_FN(discrete_in_range)(const int64_t *a, size_t n, int64_t n_actions)
  * episode return), done by the block kernels inside their vectorised passes:
  * fast_book_init once per block, fast_book_step per instance. */
 typedef struct fast_book {
-    int64_t *__restrict elapsed;
+    const int64_t *__restrict start;
     double *__restrict ep_return;
     uint8_t *__restrict truncated;
     const uint8_t *__restrict pending;
     uint8_t *__restrict special;
-    int64_t limit;
+    int64_t last_start;
+    uint8_t check; /* b->check_truncation */
     uint8_t pend_mask;
 } fast_book;
 
 CCGYM_INLINE fast_book fast_book_init(const ccgym_batch *b, size_t lo, uint8_t *special)
 {
     fast_book k;
-    k.elapsed = b->elapsed + lo;
+    k.start = b->episode_start + lo;
     k.ep_return = b->episode_return + lo;
     k.truncated = b->truncated + lo;
     k.pending = b->pending_reset + lo;
     k.special = special;
-    k.limit = b->max_episode_steps > 0 ? b->max_episode_steps : INT64_MAX;
+    /* Truncated (when checked): started at or before last_start. */
+    k.last_start = b->check_truncation ? b->t - b->max_episode_steps : 0;
+    k.check = b->check_truncation ? 1 : 0;
     k.pend_mask = b->autoreset_mode == CCGYM_AUTORESET_NEXT_STEP ? 1 : 0;
     return k;
 }
@@ -81,10 +84,8 @@ CCGYM_INLINE fast_book fast_book_init(const ccgym_batch *b, size_t lo, uint8_t *
  * awaiting a NEXT_STEP reset. */
 CCGYM_INLINE void fast_book_step(const fast_book *k, size_t i, double r, uint8_t term)
 {
-    const int64_t el = k->elapsed[i] + 1;
-    const uint8_t trunc = (uint8_t)(el >= k->limit);
+    const uint8_t trunc = (uint8_t)(k->check & (k->start[i] <= k->last_start));
     k->truncated[i] = trunc;
-    k->elapsed[i] = el;
     k->ep_return[i] = k->ep_return[i] + r;
     k->special[i] = (uint8_t)(term | trunc | (k->pending[i] & k->pend_mask));
 }
@@ -146,14 +147,14 @@ void FAST_FN(drive)(const ccgym_env_def *exact, ccgym_fast_block_fn block,
         for (size_t q = 0; q < nidx; q++) {
             const size_t i = idx[q];
             if (mode == CCGYM_AUTORESET_NEXT_STEP && b->pending_reset[i]) {
-                /* Also clears pending_reset, elapsed, the episode sums and flags. */
+                /* Also clears pending_reset, the episode start and sums, the flags. */
                 exact->reset_range(b, NULL, exact->default_a, exact->default_b, i, i + 1);
                 b->reward[i] = 0.0;
                 continue;
             }
             const uint8_t term = b->terminated[i], trunc = b->truncated[i];
             b->final_return[i] = b->episode_return[i];
-            b->final_length[i] = b->elapsed[i];
+            b->final_length[i] = ccgym_steps_since(b->t, b->episode_start[i]);
             if (mode == CCGYM_AUTORESET_SAME_STEP) {
                 float *o = b->obs + i * (size_t)obs_dim;
                 memcpy(b->final_obs + i * (size_t)obs_dim, o, sizeof(float) * (size_t)obs_dim);

@@ -468,6 +468,40 @@ def test_set_state_rejects_bad_snapshots_and_leaves_env_untouched(env_id):
         single.set_state(snap)
 
 
+@pytest.mark.parametrize("precision", ["exact", "fast"])
+@pytest.mark.parametrize("num_threads", [1, 2])
+def test_restored_older_episodes_truncate_on_time(precision, num_threads):
+    """The C step skips the time-limit test while no episode can be old
+    enough (start_bound); a snapshot with older episodes than the env has
+    seen must bring the test back at once. Here a long-running env (its
+    episodes all young) takes a snapshot whose episodes are max - 1, max - 2,
+    ... steps old: each must truncate exactly when it reaches max."""
+    n, limit = 4096 + 3, 50
+    kw = dict(max_episode_steps=limit, num_threads=num_threads, precision=precision)
+    old = make_vec("Pendulum-v1", n, **kw)
+    old.reset(seed=0)
+    zeros = np.zeros((n, 1), dtype=np.float32)
+    snap = old.get_state()
+    snap["elapsed"] = (limit - 1 - np.arange(n) % 7).astype(np.int64)
+    young = make_vec("Pendulum-v1", n, **kw)
+    young.reset(seed=1)
+    for _ in range(3 * limit + 5):  # many steps: its clock runs far ahead of old's
+        young.step(zeros)
+    young.reset(seed=2)  # every episode fresh: none can truncate for limit - 1 steps
+    young.set_state(snap)
+    assert np.array_equal(young.elapsed_steps, snap["elapsed"])
+    for k in range(1, 8):
+        _, _, _, trunc, _ = young.step(zeros)
+        expected = (np.arange(n) % 7 == k - 1)  # elapsed reaches limit at step k
+        assert np.array_equal(trunc, expected), k
+        # The truncated ones await their reset (NEXT_STEP) on the next step.
+        assert np.array_equal(young._core.pending_reset, expected), k
+    # Phase j truncated at step j + 1 and was reset at step j + 2 (elapsed 0
+    # there); phase 6 truncated at step 7 and holds its final count.
+    j = np.arange(n) % 7
+    assert np.array_equal(young.elapsed_steps, np.where(j < 6, 7 - (j + 2), limit))
+
+
 def test_set_state_accepts_non_contiguous_and_read_only_arrays():
     env = make_vec("Acrobot-v1", 6)
     env.reset(seed=0)

@@ -39,10 +39,23 @@ typedef struct ccgym_batch {
     const void *params;       /* env-specific params structs: one shared, or one per instance */
     size_t params_stride;     /* 0: all instances share params[0]; else sizeof(params struct) */
     ccgym_pcg64 *rng;         /* one generator per instance */
-    int64_t *elapsed;         /* steps since the last reset */
+    int64_t *episode_start;   /* the value of t at each instance's last reset: its elapsed
+                               * steps are t - episode_start[i] */
     uint8_t *pending_reset;   /* done and not reset yet */
-    double *episode_return;   /* running return of the current episode (its length is elapsed) */
+    double *episode_return;   /* running return of the current episode */
     int64_t max_episode_steps; /* <= 0: no time limit */
+    /* The clock of the time limit. t counts the steps of the batch (a step
+     * adds one before it runs), so elapsed steps cost nothing per instance
+     * and step; truncation is episode_start[i] <= t - max_episode_steps.
+     * start_bound is at most every episode_start (resets only raise them):
+     * while t - max_episode_steps < start_bound no instance can truncate,
+     * and a step does not look (check_truncation = 0, set by
+     * ccgym_batch_step). A step that looks also finds the new least
+     * episode_start for start_bound (into start_scan, across threads). */
+    int64_t t;
+    int64_t start_bound;
+    int64_t start_scan;
+    int check_truncation;
     int autoreset_mode;
     float *obs;
     double *reward;
@@ -101,19 +114,28 @@ int ccgym_parallel_for(void (*fn)(void *ctx, size_t begin, size_t end), void *ct
 
 /* Steps all b->n instances (actions: n int64, or n * action_dim float32),
  * split across up to n_threads threads. Instances are independent, so the
- * result does not depend on n_threads. */
-void ccgym_batch_step(const ccgym_env_def *def, const ccgym_batch *b, const void *actions,
+ * result does not depend on n_threads. Advances b->t and keeps the time
+ * limit's start_bound. */
+void ccgym_batch_step(const ccgym_env_def *def, ccgym_batch *b, const void *actions,
                       int n_threads);
 /* Resets the instances where mask is nonzero (all if mask is NULL). */
-void ccgym_batch_reset(const ccgym_env_def *def, const ccgym_batch *b, const uint8_t *mask,
+void ccgym_batch_reset(const ccgym_env_def *def, ccgym_batch *b, const uint8_t *mask,
                        double a, double bnd, int n_threads);
+
+/* t - start, wrapping as unsigned arithmetic does (a restored snapshot may
+ * hold any elapsed count; signed overflow would be undefined). */
+CCGYM_INLINE int64_t ccgym_steps_since(int64_t t, int64_t start)
+{
+    return (int64_t)((uint64_t)t - (uint64_t)start);
+}
 
 /* The generic loops. Each env's .c file instantiates them with its own
  * static inline step and reset, which the compiler inlines. */
-CCGYM_INLINE void ccgym_drive_step(const ccgym_batch *b, const void *actions,
-                                   size_t action_size, size_t begin, size_t end,
-                                   size_t state_size, int obs_dim, double def_a,
-                                   double def_b, ccgym_step_fn step, ccgym_reset_fn reset)
+CCGYM_INLINE void ccgym_drive_step_loop(const ccgym_batch *b, const void *actions,
+                                        size_t action_size, size_t begin, size_t end,
+                                        size_t state_size, int obs_dim, double def_a,
+                                        double def_b, ccgym_step_fn step, ccgym_reset_fn reset,
+                                        const int check_truncation)
 {
     /* Every buffer in a local restrict pointer: a store through one (the
      * uint8_t flags alias anything) then does not force the others to be
@@ -122,7 +144,7 @@ CCGYM_INLINE void ccgym_drive_step(const ccgym_batch *b, const void *actions,
     const char *restrict params = (const char *)b->params;
     const char *restrict acts = (const char *)actions;
     ccgym_pcg64 *restrict rng = b->rng;
-    int64_t *restrict elapsed = b->elapsed;
+    int64_t *restrict start = b->episode_start;
     uint8_t *restrict pending = b->pending_reset;
     double *restrict ep_return = b->episode_return;
     float *restrict obs = b->obs;
@@ -134,7 +156,9 @@ CCGYM_INLINE void ccgym_drive_step(const ccgym_batch *b, const void *actions,
     int64_t *restrict final_length = b->final_length;
     const size_t params_stride = b->params_stride;
     const int mode = b->autoreset_mode;
-    const int64_t max_steps = b->max_episode_steps;
+    const int64_t t = b->t;
+    /* Truncated: started at or before last_start (check_truncation implies a limit > 0). */
+    const int64_t last_start = b->check_truncation ? t - b->max_episode_steps : 0;
     for (size_t i = begin; i < end; i++) {
         void *s = states + i * state_size;
         const void *p = params + i * params_stride;
@@ -142,7 +166,7 @@ CCGYM_INLINE void ccgym_drive_step(const ccgym_batch *b, const void *actions,
         if (mode == CCGYM_AUTORESET_NEXT_STEP && pending[i]) {
             reset(p, s, &rng[i], def_a, def_b, o);
             pending[i] = 0;
-            elapsed[i] = 0;
+            start[i] = t;
             ep_return[i] = 0.0;
             reward[i] = 0.0;
             terminated[i] = 0;
@@ -152,27 +176,40 @@ CCGYM_INLINE void ccgym_drive_step(const ccgym_batch *b, const void *actions,
         double r;
         uint8_t term;
         step(p, s, &rng[i], acts + i * action_size, o, &r, &term);
-        const int64_t el = elapsed[i] + 1;
-        const uint8_t trunc = (uint8_t)(max_steps > 0 && el >= max_steps);
+        const uint8_t trunc = check_truncation ? (uint8_t)(start[i] <= last_start) : 0;
         const double ret = ep_return[i] + r;
         reward[i] = r;
         terminated[i] = term;
         truncated[i] = trunc;
         if (term | trunc) {
             final_return[i] = ret;
-            final_length[i] = el;
+            final_length[i] = ccgym_steps_since(t, start[i]);
             if (mode == CCGYM_AUTORESET_SAME_STEP) {
                 memcpy(final_obs + i * (size_t)obs_dim, o, sizeof(float) * (size_t)obs_dim);
                 reset(p, s, &rng[i], def_a, def_b, o);
-                elapsed[i] = 0;
+                start[i] = t;
                 ep_return[i] = 0.0;
                 continue;
             }
             pending[i] = 1;
         }
-        elapsed[i] = el;
         ep_return[i] = ret;
     }
+}
+
+/* The step loop in two copies: the common one where no instance can reach
+ * the time limit has no truncation test at all. */
+CCGYM_INLINE void ccgym_drive_step(const ccgym_batch *b, const void *actions,
+                                   size_t action_size, size_t begin, size_t end,
+                                   size_t state_size, int obs_dim, double def_a,
+                                   double def_b, ccgym_step_fn step, ccgym_reset_fn reset)
+{
+    if (b->check_truncation)
+        ccgym_drive_step_loop(b, actions, action_size, begin, end, state_size, obs_dim, def_a,
+                              def_b, step, reset, 1);
+    else
+        ccgym_drive_step_loop(b, actions, action_size, begin, end, state_size, obs_dim, def_a,
+                              def_b, step, reset, 0);
 }
 
 CCGYM_INLINE void ccgym_drive_reset(const ccgym_batch *b, const uint8_t *mask, double a,
@@ -186,7 +223,7 @@ CCGYM_INLINE void ccgym_drive_reset(const ccgym_batch *b, const uint8_t *mask, d
         reset((const char *)b->params + i * b->params_stride, states + i * state_size, &b->rng[i], a, bnd,
               b->obs + i * (size_t)obs_dim);
         b->pending_reset[i] = 0;
-        b->elapsed[i] = 0;
+        b->episode_start[i] = b->t;
         b->episode_return[i] = 0.0;
         b->terminated[i] = 0;
         b->truncated[i] = 0;

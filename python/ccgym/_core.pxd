@@ -23,10 +23,14 @@ cdef extern from "ccgym/driver.h" nogil:
         const void *params
         size_t params_stride
         ccgym_pcg64 *rng
-        int64_t *elapsed
+        int64_t *episode_start
         uint8_t *pending_reset
         double *episode_return
         int64_t max_episode_steps
+        int64_t t
+        int64_t start_bound
+        int64_t start_scan
+        int check_truncation
         int autoreset_mode
         float *obs
         double *reward
@@ -53,9 +57,9 @@ cdef extern from "ccgym/driver.h" nogil:
     const ccgym_env_def ccgym_pendulum_def
     const ccgym_env_def ccgym_acrobot_def
 
-    void ccgym_batch_step(const ccgym_env_def *d, const ccgym_batch *b, const void *actions,
+    void ccgym_batch_step(const ccgym_env_def *d, ccgym_batch *b, const void *actions,
                           int n_threads)
-    void ccgym_batch_reset(const ccgym_env_def *d, const ccgym_batch *b, const uint8_t *mask,
+    void ccgym_batch_reset(const ccgym_env_def *d, ccgym_batch *b, const uint8_t *mask,
                            double a, double bnd, int n_threads)
 
 

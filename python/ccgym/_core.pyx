@@ -10,7 +10,7 @@ import numpy as np
 from gymnasium.error import InvalidAction, ResetNeeded
 
 cimport numpy as cnp
-from libc.stdint cimport int64_t, uint8_t, uint32_t, uint64_t, uintptr_t
+from libc.stdint cimport INT64_MIN, int64_t, uint8_t, uint32_t, uint64_t, uintptr_t
 from libc.string cimport memcpy
 from cpython.object cimport PyObject
 from cpython.tuple cimport PyTuple_GET_ITEM
@@ -169,8 +169,11 @@ cdef class Batch:
     ``truncated`` (N,) bool, ``final_obs`` (N, obs_dim) float32 (SAME_STEP
     autoreset: the observation before the reset), ``final_return`` and
     ``final_length`` (N,) (return and length of an episode that ended this
-    step), ``episode_return`` and ``episode_length`` (the running episode),
-    ``elapsed`` (steps since reset), ``pending_reset`` (done, not yet reset).
+    step), ``episode_return`` (the running episode's return),
+    ``episode_start`` (the step count at each instance's last reset),
+    ``pending_reset`` (done, not yet reset). ``elapsed`` (steps since reset,
+    also ``episode_length``) is computed from ``episode_start`` on each read:
+    the C step keeps no per-instance step counter.
 
     ``precision`` (read-only): "exact" (bit-exact with Gymnasium) or "fast"
     (vectorised kernels within the bound documented in ccgym.vector).
@@ -198,7 +201,7 @@ cdef class Batch:
     cdef readonly object rng_state
     cdef readonly object obs, reward, terminated, truncated, final_obs
     cdef readonly object final_return, final_length
-    cdef readonly object episode_return, elapsed, pending_reset
+    cdef readonly object episode_return, episode_start, pending_reset
     cdef tuple _spare  # the output arrays handed out by the step before last
     cdef int64_t _single_action_i
     cdef float _single_action_f
@@ -247,13 +250,16 @@ cdef class Batch:
         self.final_return = np.zeros(num_envs, dtype=np.float64)
         self.final_length = np.zeros(num_envs, dtype=np.int64)
         self.episode_return = np.zeros(num_envs, dtype=np.float64)
-        self.elapsed = np.zeros(num_envs, dtype=np.int64)
+        self.episode_start = np.zeros(num_envs, dtype=np.int64)
         self.pending_reset = np.zeros(num_envs, dtype=np.bool_)
 
         self._b.n = num_envs
         self._b.state = cnp.PyArray_DATA(self.state_buffer)
         self._b.rng = <ccgym_pcg64 *>cnp.PyArray_DATA(self.rng_state)
-        self._b.elapsed = <int64_t *>cnp.PyArray_DATA(self.elapsed)
+        self._b.episode_start = <int64_t *>cnp.PyArray_DATA(self.episode_start)
+        self._b.t = 0
+        self._b.start_bound = 0
+        self._b.check_truncation = 0
         self._b.pending_reset = <uint8_t *>cnp.PyArray_DATA(self.pending_reset)
         self._b.episode_return = <double *>cnp.PyArray_DATA(self.episode_return)
         self._b.max_episode_steps = max_episode_steps
@@ -302,9 +308,14 @@ cdef class Batch:
             self._busy = False
 
     @property
+    def elapsed(self):
+        """Steps since each instance's last reset: a new int64 array, computed
+        from episode_start and the batch's step count."""
+        return np.int64(self._b.t) - self.episode_start
+
+    @property
     def episode_length(self):
-        """Length of each instance's current episode: the steps since its last
-        reset, so the elapsed buffer itself."""
+        """Length of each instance's current episode: its elapsed steps (a new array)."""
         return self.elapsed
 
     @property
@@ -752,7 +763,7 @@ cdef class Batch:
                     self._single_action_f = arr.astype(np.float32)[0]
             a = &self._single_action_f
         with nogil:
-            self._def.step_range(&self._b, a, 0, 1)
+            ccgym_batch_step(self._def, &self._b, a, 1)
         cdef cnp.npy_intp dim = self.obs_dim
         cdef cnp.ndarray out = cnp.PyArray_SimpleNew(1, &dim, cnp.NPY_FLOAT32)
         memcpy(cnp.PyArray_DATA(out), self._b.obs, sizeof(float) * self.obs_dim)
@@ -813,15 +824,20 @@ cdef class Batch:
                     f"state[{name!r}] must be an array of dtype {dst.dtype} and shape "
                     f"{dst.shape}, got {getattr(src, 'dtype', type(src))} "
                     f"{getattr(src, 'shape', '')}")
-            checked.append((dst, src))
+            checked.append((name, src))
         has_reset = snap.get("has_reset", True)
         if not isinstance(has_reset, (bool, np.bool_)):
             raise ValueError(f"state['has_reset'] must be a bool, got {has_reset!r}")
         if self.copy_outputs:
             self._new_outputs(True)
-            checked = [(getattr(self, name), snap[name]) for name in Batch._STATE_ARRAYS]
-        for dst, src in checked:
-            np.copyto(dst, src)
+        for name, src in checked:
+            if name == "elapsed":  # any count (a garbage one wraps, as the C side does)
+                np.subtract(np.int64(self._b.t), src, out=self.episode_start)
+            else:
+                np.copyto(getattr(self, name), src)
+        # Episode starts went down: the next step looks for truncations (and
+        # finds the new bound).
+        self._b.start_bound = INT64_MIN
         self.has_reset = bool(has_reset)
 
     def state_view(self, fields):

@@ -612,7 +612,7 @@ def _memory_child(n: int) -> None:
     core = envs._core
     names = ["state_buffer", "rng_state", "params_buffer", "obs", "final_obs", "reward",
              "terminated", "truncated", "final_return", "final_length", "episode_return",
-             "elapsed", "pending_reset"]
+             "episode_start", "pending_reset"]
     buffers = {name: int(getattr(core, name).nbytes) for name in names}
     buffers["_episode_start_times"] = int(envs._episode_start_times.nbytes)
     spaces = 0

@@ -236,7 +236,8 @@ class VecEnv(_SB3VecEnv):
         Per-instance physical state lives in C and is not exposed here."""
         idx = list(self._get_indices(indices))
         if attr_name == "_elapsed_steps":
-            return [int(self._core.elapsed[i]) for i in idx]
+            elapsed = self._core.elapsed  # computed on each read: once
+            return [int(elapsed[i]) for i in idx]
         out = []
         shared: Any = _MISSING
         for i in idx:
@@ -312,7 +313,7 @@ class VecEnv(_SB3VecEnv):
     @property
     def episode_lengths(self) -> np.ndarray:
         """Running length of each instance's current episode (int64 copy)."""
-        return self._core.episode_length.copy()
+        return self._core.episode_length  # a new array
 
     def __repr__(self) -> str:
         return f"ccgym.sb3.VecEnv({self.env_id}, num_envs={self.num_envs})"

@@ -309,12 +309,14 @@ class VectorEnv(gym.vector.VectorEnv):
 
     @property
     def episode_lengths(self) -> np.ndarray:
-        """Running length of each instance's current episode (a view, int64)."""
+        """Running length of each instance's current episode (int64; a new
+        array on each read, computed from the episode start steps)."""
         return self._core.episode_length
 
     @property
     def elapsed_steps(self) -> np.ndarray:
-        """Steps since each instance's last reset (a view)."""
+        """Steps since each instance's last reset (int64; a new array on each
+        read, as episode_lengths)."""
         return self._core.elapsed
 
     def get_physics(self) -> dict[str, float | np.ndarray]:
