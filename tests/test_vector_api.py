@@ -462,6 +462,8 @@ BAD_CONTINUOUS = [
     ("too long", np.zeros((N4 + 1, 1), np.float32), ValueError, "expected actions of shape"),
     ("too short flat", np.zeros(N4 - 1, np.float32), ValueError, "expected actions of shape"),
     ("3-d", np.zeros((N4, 1, 1), np.float32), ValueError, "expected actions of shape"),
+    ("transposed (1,N)", np.zeros((1, N4), np.float32), ValueError, "expected actions of shape"),
+    ("shape (N,0)", np.zeros((N4, 0), np.float32), ValueError, "expected actions of shape"),
     ("scalar", np.float32(0), ValueError, "expected actions of shape"),
     ("string", np.array([["0"]] * N4), TypeError, "continuous actions must be real numbers"),
     ("complex", np.zeros((N4, 1), np.complex64), TypeError,

@@ -600,9 +600,24 @@ cdef class Batch:
             if not ccgym_discrete_in_range(<const int64_t *>cnp.PyArray_DATA(arr), self._b.n,
                                            self.n_actions):
                 self._discrete_actions(actions)  # raises with the details
+        elif self.action_dim > 0 and self._ready_continuous(actions):
+            arr = <cnp.ndarray>actions  # what _continuous_actions returns as it is
         else:
             arr = self.check_actions(actions)
         return arr
+
+    cdef inline bint _ready_continuous(self, actions):
+        """Whether `actions` is already a C-contiguous float32 array of shape
+        (N, action_dim) (or (N,) when action_dim is 1): the common case, told
+        apart without Python-level attribute lookups."""
+        if type(actions) is not np.ndarray:
+            return False
+        cdef cnp.ndarray a = <cnp.ndarray>actions
+        cdef int nd = cnp.PyArray_NDIM(a)
+        return (cnp.PyArray_TYPE(a) == cnp.NPY_FLOAT32 and cnp.PyArray_IS_C_CONTIGUOUS(a)
+                and (nd == 1 or nd == 2) and cnp.PyArray_DIM(a, 0) == self.num_envs
+                and ((nd == 2 and cnp.PyArray_DIM(a, 1) == self.action_dim)
+                     or (nd == 1 and self.action_dim == 1)))
 
     cdef _new_outputs(self, bint keep):
         """Points the batch at new obs/reward/terminated/truncated arrays
