@@ -14,7 +14,7 @@
 
 /* A block function steps instances [lo, hi) (hi - lo <= CCGYM_FAST_BLOCK):
  * it writes their new state, obs, reward and terminated, does the driver's
- * bookkeeping of an ordinary step (elapsed, truncated, episode_return) and
+ * bookkeeping of an ordinary step (truncated, episode_return) and
  * sets special[i - lo] where instance i ended an episode or awaits a
  * NEXT_STEP reset, 0 elsewhere. Instances awaiting a NEXT_STEP reset are
  * stepped too (the driver resets them right after, which overwrites all of

@@ -1,8 +1,9 @@
 /* The batch driver: one loop over instances [begin, end) that every env plugs
  * into. It does what gymnasium's TimeLimit wrapper and vector autoreset do
  * around an env's step (gymnasium/wrappers/common.py, vector/sync_vector_env.py):
- * elapsed-step counting, truncation, autoreset by mode, final observations and
- * per-episode return and length.
+ * the time limit (each episode's start against one batch step clock),
+ * truncation, autoreset by mode, final observations and per-episode return
+ * and length.
  * Keep in sync with python/ccgym/_core.pxd. */
 #ifndef CCGYM_DRIVER_H_
 #define CCGYM_DRIVER_H_
