@@ -42,6 +42,14 @@ CONTINUOUS = ["MountainCarContinuous-v0", "Pendulum-v1"]
 torch.set_num_threads(1)
 
 
+@pytest.fixture(autouse=True)
+def _sb3_logs_in_tmp_path(tmp_path, monkeypatch):
+    """model.learn() configures SB3's default logger, which makes an
+    SB3-<date> directory in the system temp dir per call: keep those in the
+    test's own directory."""
+    monkeypatch.setenv("SB3_LOGDIR", str(tmp_path / "sb3-logs"))
+
+
 def gym_make(env_id: str, **kwargs) -> gym.Env:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)  # CartPole-v0 is "out of date"
@@ -493,15 +501,26 @@ def test_import_ccgym_and_help_do_not_import_torch():
     assert proc.returncode == 0 and proc.stdout.strip() == "ok", proc.stderr
 
 
-def test_train_command_smoke(tmp_path):
+def test_train_command_smoke(tmp_path, monkeypatch):
+    import tempfile
+
     from ccgym import cli
 
+    # Without SB3_LOGDIR, SB3's default logger would make its directory here.
+    monkeypatch.delenv("SB3_LOGDIR")
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
     out = tmp_path / "run"
     rc = cli.main(["train", "Pendulum-v1", "--algo", "a2c", "--timesteps", "256",
                    "--n-envs", "2", "--eval-freq", "128", "--eval-episodes", "2",
                    "--final-eval-episodes", "2", "--out", str(out), "--no-progress-bar"])
     assert rc == 0
     assert (out / "model.zip").exists() and (out / "vecnormalize.pkl").exists()
+    log = (out / "progress.csv").read_text().splitlines()
+    assert "time/total_timesteps" in log[0].split(",") and len(log) >= 2, log[:2]
+    # The training log went to --out, not to an SB3-<date> dir in the temp dir.
+    assert [p.name for p in scratch.iterdir() if p.name.startswith("SB3-")] == []
     model = A2C.load(out / "model.zip", device="cpu")
     venv = VecNormalize.load(str(out / "vecnormalize.pkl"), VecEnv("Pendulum-v1", 1))
     venv.training = False

@@ -190,6 +190,7 @@ def run(args: argparse.Namespace) -> int:
         from stable_baselines3 import A2C, DQN, PPO, SAC, TD3
         from stable_baselines3.common.callbacks import EvalCallback
         from stable_baselines3.common.evaluation import evaluate_policy
+        from stable_baselines3.common.logger import configure
         from stable_baselines3.common.vec_env import VecNormalize
     except ImportError as e:  # pragma: no cover - depends on the install
         raise SystemExit(
@@ -228,6 +229,10 @@ def run(args: argparse.Namespace) -> int:
     kwargs = _resolve(hp, action_dim)
     cls = {"ppo": PPO, "a2c": A2C, "dqn": DQN, "sac": SAC, "td3": TD3}[algo]
     model = cls(policy, venv, seed=args.seed, verbose=args.verbose, device="cpu", **kwargs)
+    # SB3's training metrics go to <out>/progress.csv (and the terminal with
+    # --verbose) instead of the empty SB3-<date> directory its default logger
+    # makes in the system temp dir on every learn().
+    model.set_logger(configure(out, ["stdout", "csv"] if args.verbose > 0 else ["csv"]))
 
     shown = {k: (f"lin_{v['linear']}" if isinstance(v, dict) and set(v) == {"linear"}
                  else v) for k, v in hp.items()}
@@ -253,6 +258,7 @@ def run(args: argparse.Namespace) -> int:
     t0 = time.perf_counter()
     model.learn(total_timesteps=timesteps, callback=callback, progress_bar=progress_bar)
     train_time = time.perf_counter() - t0
+    model.logger.close()  # progress.csv complete and closed
     steps = model.num_timesteps
 
     model.save(os.path.join(out, "model.zip"))
@@ -267,7 +273,8 @@ def run(args: argparse.Namespace) -> int:
     print(f"training: {steps} env steps in {train_time:.1f} s{eval_note}: "
           f"{steps / train_time:,.0f} env-steps/s")
     print(f"saved {os.path.join(out, 'model.zip')}"
-          + (f" and {os.path.join(out, 'vecnormalize.pkl')}" if normalize else ""))
+          + (f" and {os.path.join(out, 'vecnormalize.pkl')}" if normalize else "")
+          + f"; training log {os.path.join(out, 'progress.csv')}")
     venv.close()
     eval_env.close()
     return 0
