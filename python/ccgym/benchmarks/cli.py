@@ -57,6 +57,12 @@ def _id_list(text: str) -> list[str]:
     return ids
 
 
+def _quiet_v0_warning() -> None:
+    # CartPole-v0 is one of the ids on purpose: no need to warn that v1 exists.
+    warnings.filterwarnings("ignore", message=r".*CartPole-v0 is out of date",
+                            category=DeprecationWarning)
+
+
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     """Registers ``ccgym bench`` on the CLI's subparsers."""
     p = subparsers.add_parser(
@@ -162,9 +168,7 @@ def main(args: argparse.Namespace) -> int:
         except ImportError:
             print(f"ccgym bench: {MISSING_MATPLOTLIB}", file=sys.stderr)
             return 2
-    # CartPole-v0 is one of the ids on purpose: no need to warn that v1 exists.
-    warnings.filterwarnings("ignore", message=r".*CartPole-v0 is out of date",
-                            category=DeprecationWarning)
+    _quiet_v0_warning()
     t_start = time.perf_counter()
     tasks, notes = plan.plan(args)
     log(f"ccgym bench: {len(tasks)} rows, ~{args.budget:g} s each")
@@ -265,6 +269,7 @@ def render_main(args: argparse.Namespace) -> int:
     if args.batch < 1 or args.seconds <= 0 or args.num_threads < 1:
         raise SystemExit("ccgym render-bench: --batch and --num-threads must be >= 1 "
                          "and --seconds > 0")
+    _quiet_v0_warning()
     to_stdout = args.json == "-"
     out = sys.stderr if to_stdout else sys.stdout
     rows = bench_render(args.ids, batch=args.batch, seconds=args.seconds,

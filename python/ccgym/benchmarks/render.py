@@ -35,8 +35,11 @@ def bench_render(env_ids: Sequence[str] | None = None, batch: int = 256, seconds
                 return n * frames_per_call / dt
 
     h, w = pixel_shape
-    cols = ("gymnasium", "ccgym single", f"ccgym batch x{batch}", f"pixels {h}x{w} x{batch}",
-            "single / gymnasium")
+    cols = ("gymnasium", "ccgym single", f"ccgym batch x{batch}",
+            f"pixels {h}x{w} gray x{batch}", "ccgym single / gymnasium")
+    # Gymnasium's rgb_array render needs no display; without a dummy video
+    # driver SDL complains on headless machines.
+    os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
     out(f"frames/s, {num_threads} thread(s); the ratio compares the one-env renders")
     out(f"{'env':26s}" + "".join(f"{c:>{max(12, len(c)) + 2}s}" for c in cols))
     rows = []
@@ -94,7 +97,9 @@ def save_samples(directory: str, seed: int = 3, steps: int = 20) -> list[str]:
         env.reset(seed=seed)
         env.action_space.seed(seed)
         for _ in range(steps):
-            env.step(env.action_space.sample())
+            _, _, terminated, truncated, _ = env.step(env.action_space.sample())
+            if terminated or truncated:
+                env.reset()
         path = os.path.join(directory, f"{env_id}.png")
         _write_image(path, env.render())
         env.close()

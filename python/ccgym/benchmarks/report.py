@@ -18,7 +18,7 @@ RATIO_DEFINITIONS = {
     "vs_gym": "this row's steps/s / those of the Gymnasium row named in gym_ref, at the same "
               "id and N: the raw class or gymnasium.make for single envs, "
               f"{P.GYM_NUMPY} (CartPole) else {P.GYM_SYNC} for vector envs",
-    "vs_ceiling": "this row's steps/s / those of the ceiling (the bare C loop of the same "
+    "vs_ceiling": "a ccgym row's steps/s / those of the ceiling (the bare C loop of the same "
                   "physics) at the same id, N and thread count",
 }
 
@@ -54,7 +54,7 @@ def add_ratios(results: list[Result]) -> None:
             r.vs_gym = r.steps_per_s / ref.steps_per_s
             r.gym_ref = ref.impl
         ceil = by_key.get((r.env_id, r.mode, r.num_envs, P.CEILING, r.threads))
-        if ceil is not None and r.mode == "vector":
+        if ceil is not None and (r.impl.startswith("ccgym") or r.impl == P.CEILING):
             r.vs_ceiling = r.steps_per_s / ceil.steps_per_s
 
 
@@ -136,8 +136,8 @@ def legend(results: list[Result]) -> str:
         lines.append("vs gym: this row's steps/s / those of the Gymnasium row named in the "
                      "next column, at the same N.")
     if any(r.vs_ceiling is not None for r in results):
-        lines.append("vs ceiling: this row's steps/s / those of the ceiling (a bare C loop "
-                     "of the same physics) at the same N and threads.")
+        lines.append("vs ceiling: a ccgym row's steps/s / those of the ceiling (a bare C "
+                     "loop of the same physics) at the same N and threads.")
     return "\n".join(lines)
 
 
