@@ -340,3 +340,28 @@ def test_render_bench_json_to_stdout(tmp_path):
     assert [r["env"] for r in rows] == ["CartPole-v1", "Pendulum-v1"]
     assert all(r["single"] > 0 and r["batch"] > 0 and r["pixels"] > 0 for r in rows)
     assert "frames/s" in proc.stderr and not (tmp_path / "-").exists()
+
+
+def test_noisy_rows_are_marked():
+    """Rows whose repeats disagree are starred, with a note saying why."""
+    steady = Result("CartPole-v1", "vector", 1, peers.CC_VEC, 1, 1e6, 1.0, 1, 3, spread=1.05)
+    noisy = Result("CartPole-v1", "vector", 1, peers.GYM_NUMPY, 1, 1e4, 100.0, 1, 3,
+                   spread=2.0)
+    assert report.noisy_note([steady]) is None
+    note = report.noisy_note([steady, noisy])
+    assert note.startswith("1 of 2 rows (marked *)") and "busy" in note
+    table = report.format_table([steady, noisy])
+    assert "1.00M " in table and "10.00k*" in table
+
+
+def test_run_tasks_records_the_spread_of_repeats():
+    # Seconds per call: steady through warm-up and calibration, then repeats
+    # of which the slowest takes 3x the fastest.
+    times = iter([1e-3] * 4 + [1e-3, 3e-3, 2e-3])
+
+    def factory():
+        return (lambda k: next(times) * k), 1, lambda: None
+
+    task = Task("CartPole-v1", "vector", 1, "x", 1, factory)
+    results, _ = harness.run_tasks([task], 0.02, 3, lambda _: None)
+    assert results[0].spread == pytest.approx(3.0)

@@ -207,6 +207,9 @@ def main(args: argparse.Namespace) -> int:
     if goals:
         say(report.format_goals(goals, args.clock))
         say()
+    noisy = report.noisy_note(results)
+    if noisy:
+        notes.append(noisy)
     for note in notes:
         say(f"note: {note}")
     say(f"(total {elapsed:.0f} s)")

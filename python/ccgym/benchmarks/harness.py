@@ -79,6 +79,7 @@ class Result:
     vs_gym: float | None = None      # steps_per_s / gym_ref's, same env_id, mode and N
     gym_ref: str | None = None
     vs_ceiling: float | None = None  # steps_per_s / the ceiling's, same N and threads
+    spread: float = 1.0  # slowest repeat / fastest: how steady the machine was
 
 
 # ----------------------------------------------------------------- measuring
@@ -217,8 +218,10 @@ def run_tasks(tasks: list[Task], budget: float, repeats: int, log: Callable[[str
                 rate, per_call = summarize(samples, calls, work)
                 # Per step of all N: one call of the ceiling is several steps.
                 us = per_call * 1e6 * task.num_envs / work
+                fastest = min(samples)
+                spread = max(samples) / fastest if fastest > 0 else float("inf")
                 results.append(Result(task.env_id, task.mode, task.num_envs, task.impl,
-                                      task.threads, rate, us, calls, repeats))
+                                      task.threads, rate, us, calls, repeats, spread=spread))
                 progress(f"{task.label()}: {rate:.3g} steps/s")
     finally:
         set_clock(False)

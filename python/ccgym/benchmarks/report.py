@@ -22,6 +22,10 @@ RATIO_DEFINITIONS = {
                   "physics) at the same id, N and thread count",
 }
 
+# A row whose slowest repeat took this much longer than its fastest is
+# marked as measured on a busy machine.
+NOISY_SPREAD = 1.3
+
 # The performance goals ccgym aims for (shown with --targets): minimum
 # ratios, and the largest us per call, seconds and memory ratio.
 GOAL_CARTPOLE_VS_NUMPY = 1.6
@@ -121,7 +125,7 @@ def _fmt_rate(x: float) -> str:
     for unit, scale in (("G", 1e9), ("M", 1e6), ("k", 1e3)):
         if x >= scale:
             return f"{x / scale:.2f}{unit}"
-    return f"{x:.1f} "
+    return f"{x:.1f}"
 
 
 def _fmt_ratio(x: float | None) -> str:
@@ -141,22 +145,34 @@ def legend(results: list[Result]) -> str:
     return "\n".join(lines)
 
 
+def noisy_note(results: list[Result]) -> str | None:
+    """A note when some rows' repeats disagree (they are marked * in the table)."""
+    noisy = [r for r in results if r.spread > NOISY_SPREAD]
+    if not noisy:
+        return None
+    return (f"{len(noisy)} of {len(results)} rows (marked *) had repeats differing by more "
+            f"than {NOISY_SPREAD - 1:.0%}: the machine was busy; their ratios are rough. "
+            "Rerun on an idle machine, or with more --repeats and --budget, or --clock cpu")
+
+
 def format_table(results: list[Result]) -> str:
     """One table per id; the ratio columns only when some row has that ratio."""
     with_gym = any(r.vs_gym is not None for r in results)
     with_ceiling = any(r.vs_ceiling is not None for r in results)
-    head = ["N", "implementation", "thr", "steps/s", "us/call"]
+    head = ["N", "implementation", "thr", "steps/s ", "us/call"]
     if with_gym:
         head += ["vs gym", "gym row (same N)"]
     if with_ceiling:
         head += ["vs ceiling"]
-    right = {"N", "thr", "steps/s", "us/call", "vs gym", "vs ceiling"}
+    right = {"N", "thr", "steps/s ", "us/call", "vs gym", "vs ceiling"}
     lines: list[str] = []
     for env_id in dict.fromkeys(r.env_id for r in results):
         rows = []
         for r in (r for r in results if r.env_id == env_id):
             cells = ["single" if r.mode == "single" else str(r.num_envs), r.impl,
-                     str(r.threads), _fmt_rate(r.steps_per_s), f"{r.us_per_call:.3f}"]
+                     str(r.threads),
+                     _fmt_rate(r.steps_per_s) + ("*" if r.spread > NOISY_SPREAD else " "),
+                     f"{r.us_per_call:.3f}"]
             if with_gym:
                 is_ref = r.gym_ref == r.impl
                 cells += ["" if is_ref else _fmt_ratio(r.vs_gym),
