@@ -15,7 +15,7 @@ import sys
 import time
 
 import ccgym
-from ccgym import bench
+from ccgym.benchmarks import harness, peers
 
 
 def _loop(step, actions):
@@ -29,9 +29,9 @@ def main():
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     env_id = args[0] if args else "MountainCarContinuous-v0"
     n = int(args[1]) if len(args) > 1 else 16384
-    ceiling_run, _, _ = bench.ceiling_factory(env_id, n, 1)()
+    ceiling_run, _, _ = peers.ceiling_factory(env_id, n, 1)()
     env = ccgym.make_vec(env_id, num_envs=n, copy=False)
-    drawn = bench._draw(env.action_space)
+    drawn = harness.draw_actions(env.action_space)
     checked = [env._core.check_actions(a) for a in drawn]
     env.reset(seed=0)
     layers = {"kernel (Batch.step_unchecked)": _loop(env._core.step_unchecked, checked)}
@@ -56,7 +56,7 @@ def main():
             t0 = time.perf_counter()
             run()
             times[name].append((time.perf_counter() - t0) / len(drawn) * 1e6)
-        ceiling.append(ceiling_run(1) / bench.CEILING_STEPS * 1e6)
+        ceiling.append(ceiling_run(1) / peers.CEILING_STEPS * 1e6)
     c = statistics.median(ceiling)
     print(f"{env_id} N={n}: ceiling {c:.1f} us/step")
     for name, t in times.items():

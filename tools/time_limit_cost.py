@@ -18,7 +18,7 @@ import time
 import numpy as np
 
 import ccgym
-from ccgym import bench
+from ccgym.benchmarks.harness import draw_actions
 
 
 def main():
@@ -34,7 +34,7 @@ def main():
             # Instance i is (7 i mod limit) steps into its episode.
             state["elapsed"] = (np.arange(n, dtype=np.int64) * 7) % limit
             env.set_state(state)
-        actions = [env._core.check_actions(a) for a in bench._draw(env.action_space)]
+        actions = [env._core.check_actions(a) for a in draw_actions(env.action_space)]
         runs[kind] = (env._core.step_unchecked, actions)
     times = {kind: [] for kind in runs}
     for r in range(40):

@@ -1,4 +1,5 @@
-"""The ``ccgym`` command line: ``ccgym bench``, ``ccgym train``, ``ccgym demo``, ``ccgym record``."""
+"""The ``ccgym`` command line: ``ccgym bench``, ``ccgym render-bench``, ``ccgym train``,
+``ccgym demo``, ``ccgym record``."""
 
 from __future__ import annotations
 
@@ -32,7 +33,8 @@ def _demo(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="ccgym", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="ccgym", description="ccgym: Gymnasium's classic-control envs as C kernels.")
     sub = parser.add_subparsers(dest="command", required=True)
 
     demo = sub.add_parser("demo", help="step every env with random actions")
@@ -40,12 +42,10 @@ def main(argv: list[str] | None = None) -> int:
     demo.add_argument("--steps", type=int, default=1000)
     demo.set_defaults(func=_demo)
 
-    try:
-        from ccgym import bench
-    except ImportError:  # pragma: no cover - bench ships with the package
-        bench = None
-    if bench is not None:
-        bench.add_parser(sub)
+    from ccgym.benchmarks import cli as bench_cli
+
+    bench_cli.add_parser(sub)
+    bench_cli.add_render_parser(sub)
     try:
         from ccgym import train
     except ImportError:  # pragma: no cover

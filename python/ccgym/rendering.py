@@ -39,9 +39,8 @@ from __future__ import annotations
 
 import functools
 import os
-import time
 import zlib
-from typing import Any, Sequence
+from typing import Any
 
 import gymnasium as gym
 import numpy as np
@@ -53,7 +52,6 @@ __all__ = [
     "PixelObservation",
     "VectorPixelObservation",
     "Viewer",
-    "benchmark",
     "canvas_size",
     "frame_agreement",
     "kind_of",
@@ -537,114 +535,3 @@ class VectorPixelObservation(gym.vector.VectorWrapper):
         core = self.env.unwrapped._core
         return render_pixels(self._kind, core, None, self.shape, self.grayscale,
                              antialias=self.antialias, num_threads=core.num_threads)
-
-
-# ------------------------------------------------------------ benchmark
-
-def benchmark(env_ids: Sequence[str] | None = None, batch: int = 256, seconds: float = 1.0,
-              num_threads: int = 1, pixel_shape: tuple[int, int] = (84, 84)) -> list[dict]:
-    """Frames per second of ccgym's renderer (one frame per call; a batch of
-    ``batch`` per call; 84x84 grayscale pixel observations for a batch) beside
-    Gymnasium's pygame ``rgb_array`` render, measured in one run. Prints a
-    table and returns its rows. ``python -m ccgym.rendering`` runs it."""
-    import ccgym
-
-    def rate(fn: Any, frames_per_call: int) -> float:
-        fn()
-        n, t0 = 0, time.perf_counter()
-        while True:
-            fn()
-            n += 1
-            dt = time.perf_counter() - t0
-            if dt >= seconds:
-                return n * frames_per_call / dt
-
-    rows = []
-    header = (f"{'env':26s} {'gymnasium':>10s} {'ccgym 1':>10s} {f'ccgym x{batch}':>11s} "
-              f"{'pixels x' + str(batch):>11s}   (frames/s, threads={num_threads})")
-    print(header)
-    for env_id in env_ids or ccgym.ENV_IDS:
-        kind = kind_of(env_id)
-        gym_fps = float("nan")
-        try:
-            _import_pygame()
-            ref = gym.make(env_id, render_mode="rgb_array")
-            ref.reset(seed=0)
-            gym_fps = rate(ref.render, 1)
-            ref.close()
-        except gym.error.DependencyNotInstalled:
-            pass
-        single = gym.make(f"ccgym/{env_id}", render_mode="rgb_array")
-        single.reset(seed=0)
-        if kind == "Pendulum":
-            single.step(np.array([1.0], dtype=np.float32))
-        one_fps = rate(single.render, 1)
-        single.close()
-        venv = ccgym.make_vec(env_id, num_envs=batch, render_mode="rgb_array",
-                              num_threads=num_threads)
-        venv.reset(seed=0)
-        venv.step(venv.action_space.sample())
-        out = np.empty((batch, *canvas_size(kind), 3), dtype=np.uint8)
-        core = venv.unwrapped._core
-        batch_fps = rate(lambda: render_batch(kind, core, None, out, num_threads=num_threads),
-                         batch)
-        pix = np.empty((batch, *pixel_shape, 1), dtype=np.uint8)
-        pix_fps = rate(lambda: render_pixels(kind, core, None, pixel_shape, True, pix,
-                                             num_threads=num_threads), batch)
-        venv.close()
-        row = {"env": env_id, "gymnasium": gym_fps, "single": one_fps, "batch": batch_fps,
-               "pixels": pix_fps}
-        rows.append(row)
-        print(f"{env_id:26s} {gym_fps:10.0f} {one_fps:10.0f} {batch_fps:11.0f} {pix_fps:11.0f}")
-    return rows
-
-
-def _main(argv: list[str] | None = None) -> int:
-    import argparse
-
-    parser = argparse.ArgumentParser(prog="python -m ccgym.rendering",
-                                     description="rendering frames/s: ccgym vs Gymnasium")
-    parser.add_argument("--batch", type=int, default=256)
-    parser.add_argument("--seconds", type=float, default=1.0)
-    parser.add_argument("--num-threads", type=int, default=1)
-    parser.add_argument("--samples", metavar="DIR", help="also save one PNG per env here")
-    args = parser.parse_args(argv)
-    benchmark(batch=args.batch, seconds=args.seconds, num_threads=args.num_threads)
-    if args.samples:
-        save_samples(args.samples)
-    return 0
-
-
-def save_samples(directory: str, seed: int = 3, steps: int = 20) -> list[str]:
-    """Writes one PNG per env (after ``steps`` random steps from ``seed``)
-    into ``directory`` (needs Pillow or imageio)."""
-    import ccgym
-
-    os.makedirs(directory, exist_ok=True)
-    paths = []
-    for env_id in ccgym.ENV_IDS:
-        env = gym.make(f"ccgym/{env_id}", render_mode="rgb_array")
-        env.reset(seed=seed)
-        env.action_space.seed(seed)
-        for _ in range(steps):
-            env.step(env.action_space.sample())
-        path = os.path.join(directory, f"{env_id}.png")
-        _write_image(path, env.render())
-        env.close()
-        paths.append(path)
-    return paths
-
-
-def _write_image(path: str, frame: np.ndarray) -> None:
-    try:
-        from PIL import Image
-
-        Image.fromarray(frame).save(path)
-    except ImportError:
-        import imageio.v2 as imageio
-
-        imageio.imwrite(path, frame)
-
-
-if __name__ == "__main__":
-    raise SystemExit(_main())
