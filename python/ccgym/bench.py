@@ -332,10 +332,10 @@ def ceiling_state_pool(env_id: str, n: int) -> np.ndarray:
     envs = ccgym.make_vec(env_id, num_envs=pool)
     envs.reset(seed=0)
     actions = _draw(envs.action_space)
-    kind = envs._core.kind
+    kind = envs.batch.kind
     cls = getattr(ccgym.envs, ccgym.ENV_SPECS[env_id][0])
     every = -(-ccgym.ENV_SPECS[env_id][1] // CEILING_SNAPSHOTS)
-    view = envs._core.state_view(cls._state_dtype)
+    view = envs.batch.state_view(cls._state_dtype)
     snapshots = []
     for i in range(1, CEILING_SNAPSHOTS * every + 1):
         envs.step(actions[i % len(actions)])
@@ -370,7 +370,7 @@ def ceiling_factory(env_id: str, n: int, threads: int) -> Factory:
             from ccgym import _ceiling
         except ImportError:
             raise Skip("ccgym was built without the _ceiling module") from None
-        kind = ccgym.make_vec(env_id, num_envs=1)._core.kind
+        kind = ccgym.make_vec(env_id, num_envs=1).batch.kind
         pool = ceiling_state_pool(env_id, n)
         windows = pool.shape[0] // n
         runner = _ceiling.Run(kind, pool[:n].copy(), seed=0)
@@ -609,12 +609,12 @@ def _memory_child(n: int) -> None:
     _, traced_peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-    core = envs._core
+    core = envs.batch
     names = ["state_buffer", "rng_state", "params_buffer", "obs", "final_obs", "reward",
              "terminated", "truncated", "final_return", "final_length", "episode_return",
              "episode_start", "pending_reset"]
     buffers = {name: int(getattr(core, name).nbytes) for name in names}
-    buffers["_episode_start_times"] = int(envs._episode_start_times.nbytes)
+    buffers["_episode_start_times"] = int(envs.episode_start_times.nbytes)
     spaces = 0
     for space in (envs.observation_space, envs.action_space):
         for value in vars(space).values():
@@ -660,7 +660,7 @@ def bench_breakdown(env_id: str, budget: float, repeats: int,
 
     envs = ccgym.make_vec(env_id, num_envs=1)
     envs.reset(seed=0)
-    core = envs._core
+    core = envs.batch
     actions = [core.check_actions(a) for a in _draw(envs.action_space)]
     envs_nocopy = ccgym.make_vec(env_id, num_envs=1, copy=False)
     envs_nocopy.reset(seed=0)
