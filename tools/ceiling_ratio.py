@@ -32,16 +32,16 @@ def main():
     ceiling_run, _, _ = peers.ceiling_factory(env_id, n, 1)()
     env = ccgym.make_vec(env_id, num_envs=n, copy=False)
     drawn = harness.draw_actions(env.action_space)
-    checked = [env._core.check_actions(a) for a in drawn]
+    checked = [env.batch.check_actions(a) for a in drawn]
     env.reset(seed=0)
-    layers = {"kernel (Batch.step_unchecked)": _loop(env._core.step_unchecked, checked)}
+    layers = {"kernel (Batch.step_unchecked)": _loop(env.batch.step_unchecked, checked)}
     if "--layers" in sys.argv:
         copied = ccgym.make_vec(env_id, num_envs=n)
         copied.reset(seed=0)
         layers.update({
-            "Batch.step_collect, copy=False": _loop(lambda a: env._core.step_collect(a, False),
+            "Batch.step_collect, copy=False": _loop(lambda a: env.batch.step_collect(a, False),
                                                     drawn),
-            "Batch.step_collect, copy=True": _loop(lambda a: copied._core.step_collect(a, True),
+            "Batch.step_collect, copy=True": _loop(lambda a: copied.batch.step_collect(a, True),
                                                    drawn),
             "VectorEnv.step, copy=False": _loop(env.step, drawn),
             "VectorEnv.step, copy=True": _loop(copied.step, drawn),

@@ -28,14 +28,14 @@ def main():
     for kind in ("together", "spread"):
         env = ccgym.make_vec(env_id, num_envs=n, copy=False)
         env.reset(seed=0)
-        limit = env._core.max_episode_steps
+        limit = env.batch.max_episode_steps
         if kind == "spread":
             state = env.get_state()
             # Instance i is (7 i mod limit) steps into its episode.
             state["elapsed"] = (np.arange(n, dtype=np.int64) * 7) % limit
             env.set_state(state)
-        actions = [env._core.check_actions(a) for a in draw_actions(env.action_space)]
-        runs[kind] = (env._core.step_unchecked, actions)
+        actions = [env.batch.check_actions(a) for a in draw_actions(env.action_space)]
+        runs[kind] = (env.batch.step_unchecked, actions)
     times = {kind: [] for kind in runs}
     for r in range(40):
         for kind, (step, actions) in runs.items():

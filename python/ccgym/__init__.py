@@ -19,6 +19,7 @@ import functools
 
 import gymnasium as gym
 
+from ccgym import envs
 from ccgym.envs import (
     AcrobotEnv,
     CartPoleEnv,
@@ -74,13 +75,5 @@ def make_vec(env_id: str, num_envs: int = 1, **kwargs):
     return VectorEnv(env_id, num_envs=num_envs, **kwargs)
 
 
-__all__ = [
-    "ENV_IDS",
-    "AcrobotEnv",
-    "CartPoleEnv",
-    "Continuous_MountainCarEnv",
-    "MountainCarEnv",
-    "PendulumEnv",
-    "__version__",
-    "make_vec",
-]
+__all__ = ["ENV_IDS", "__version__", "make_vec"]
+__all__ += envs.__all__

@@ -1,4 +1,4 @@
-"""Default physical parameters (Gymnasium's) and reset-option parsing."""
+"""Gymnasium's default physical parameters and reset bounds, per env kind."""
 
 from __future__ import annotations
 
@@ -8,8 +8,14 @@ from typing import Any
 
 import numpy as np
 
-DEFAULT_X = np.pi  # Pendulum's default reset bounds, as gymnasium.envs.classic_control.pendulum
-DEFAULT_Y = 1.0
+# Gymnasium's default reset bounds: (low, high), for Pendulum (x_init, y_init).
+RESET_BOUNDS = {
+    "CartPole": (-0.05, 0.05),
+    "MountainCar": (-0.6, -0.4),
+    "MountainCarContinuous": (-0.6, -0.4),
+    "Pendulum": (np.pi, 1.0),
+    "Acrobot": (-0.1, 0.1),
+}
 
 
 def cartpole_params(sutton_barto_reward: bool = False) -> dict[str, Any]:
@@ -105,71 +111,6 @@ def _number(name: str, value: Any) -> float:
         return float(value)
     except OverflowError:
         raise OverflowError(f"{name} is too large for a float: {value!r}") from None
-
-
-def check_snapshot(snap: Any) -> None:
-    """The scalar entries of a get_state() snapshot, checked before the core
-    copies any array (so a bad snapshot is rejected without a partial write)."""
-    if not isinstance(snap, dict):
-        raise TypeError(f"state must be a dict from get_state(), got {type(snap).__name__}")
-    if not isinstance(snap.get("kind"), str):
-        raise ValueError(f"state['kind'] must be an env kind (a str), got {snap.get('kind')!r}")
-    num_envs = snap.get("num_envs")
-    if isinstance(num_envs, (bool, np.bool_)) or not isinstance(num_envs, (int, np.integer)):
-        raise ValueError(f"state['num_envs'] must be an int, got {num_envs!r}")
-    if "has_reset" in snap and not isinstance(snap["has_reset"], (bool, np.bool_)):
-        raise TypeError(f"state['has_reset'] must be a bool, got {snap['has_reset']!r}")
-    if "np_random_seed" in snap:
-        seed = snap["np_random_seed"]
-        if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
-            raise TypeError(f"state['np_random_seed'] must be an int, got {seed!r}")
-
-
-def _verify_number_and_cast(x: Any) -> float:
-    """gymnasium.envs.classic_control.utils.verify_number_and_cast."""
-    try:
-        return float(x)
-    except (ValueError, TypeError) as e:
-        raise ValueError(f"An option ({x}) could not be converted to a float.") from e
-
-
-def parse_reset_bounds(kind: str, options: dict | None) -> tuple[float | None, float | None]:
-    """The (a, b) reset bounds the C kernel takes, from Gymnasium's reset options:
-    (low, high) for most envs, (x_init, y_init) for Pendulum. (None, None)
-    means the env's defaults."""
-    if options is None:
-        return None, None
-    if not isinstance(options, dict):
-        raise TypeError(f"options must be a dict or None, got {type(options).__name__}")
-    if kind == "Pendulum":
-        x = options.get("x_init") if "x_init" in options else DEFAULT_X
-        y = options.get("y_init") if "y_init" in options else DEFAULT_Y
-        x = _verify_number_and_cast(x)
-        y = _verify_number_and_cast(y)
-        # np_random.uniform(low=-high, high=high) checks high - low.
-        _check_uniform_range(x - -x)
-        _check_uniform_range(y - -y)
-        return x, y
-    defaults = {"CartPole": (-0.05, 0.05), "MountainCar": (-0.6, -0.4),
-                "MountainCarContinuous": (-0.6, -0.4), "Acrobot": (-0.1, 0.1)}[kind]
-    low = options.get("low") if "low" in options else defaults[0]
-    high = options.get("high") if "high" in options else defaults[1]
-    low = _verify_number_and_cast(low)
-    high = _verify_number_and_cast(high)
-    if low > high:
-        raise ValueError(f"Lower bound ({low}) must be lower than higher bound ({high}).")
-    _check_uniform_range(high - low)
-    return low, high
-
-
-def _check_uniform_range(span: float) -> None:
-    """numpy's Generator.uniform checks on high - low, which Gymnasium's resets
-    hit: an infinite or NaN span overflows, a negative one (sign bit, so -0.0
-    too) is an error."""
-    if not math.isfinite(span):
-        raise OverflowError("high - low range exceeds valid bounds")
-    if math.copysign(1.0, span) < 0:
-        raise ValueError("high - low < 0")
 
 
 @functools.cache

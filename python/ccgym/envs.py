@@ -18,13 +18,20 @@ import numpy as np
 from gymnasium import spaces
 
 from ccgym import _core
+from ccgym._frontend import (
+    check_open,
+    check_render_mode,
+    check_seed,
+    check_snapshot,
+    parse_reset_bounds,
+    reset_needed,
+    warn_no_render_mode,
+)
 from ccgym._params import (
     acrobot_params,
     cartpole_params,
-    check_snapshot,
     continuous_mountain_car_params,
     mountain_car_params,
-    parse_reset_bounds,
     pendulum_params,
 )
 
@@ -48,31 +55,17 @@ def _generator_from_state(state: int, inc: int) -> np.random.Generator:
     return np.random.Generator(bit_generator)
 
 
-def _check_seed(seed: Any) -> int:
-    """Gymnasium's rule (gymnasium.utils.seeding.np_random): a non-negative int
-    (bool included, as in Python); numpy integers are accepted too."""
-    if isinstance(seed, (int, np.integer)):
-        seed = int(seed)
-        if seed < 0:
-            raise gym.error.Error(f"Seed must be greater or equal to zero, actual value: {seed}")
-        return seed
-    raise gym.error.Error(f"Seed must be a python integer, actual type: {type(seed)}")
-
-
 class _CoreEnv(gym.Env):
     """Shared machinery: one C instance, seeding, options, action checks."""
 
-    _kind: ClassVar[str]
+    #: The C kernel this class runs ("CartPole", ...), as ``batch.kind``.
+    kind: ClassVar[str]
     metadata: ClassVar[dict[str, Any]]
 
     def __init__(self, render_mode: str | None = None, **params: Any) -> None:
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(
-                f"render_mode must be None or one of {self.metadata['render_modes']}, "
-                f"got {render_mode!r}"
-            )
+        check_render_mode(render_mode, self.metadata["render_modes"])
         self.render_mode = render_mode
-        self._core = _core.Batch(self._kind, 1, params, 0, _core.AUTORESET_DISABLED, 1)
+        self._core = _core.Batch(self.kind, 1, params, 0, _core.AUTORESET_DISABLED, 1)
         # step is bound per instance: straight to the core's step1 (one Python
         # frame less), or stepping then drawing in render_mode="human".
         # Thread safety: every step and reset is one core call, and the core
@@ -83,6 +76,13 @@ class _CoreEnv(gym.Env):
         entropy = np.random.SeedSequence().entropy
         self._core.seed_one(0, entropy)
         self._np_random_seed = entropy
+
+    @property
+    def batch(self) -> _core.Batch:
+        """The one-instance C batch behind this env (package-internal: for
+        ccgym's renderer, pixel wrappers and benchmarks). Its buffers are the
+        env's live state; its methods skip this env's checks."""
+        return self._core
 
     # Gymnasium keeps a numpy Generator in `_np_random`; ccgym's stream lives in
     # C. Reading gives a Generator at the C stream's current state (a copy:
@@ -105,18 +105,14 @@ class _CoreEnv(gym.Env):
             )
         self._core.set_rng(0, state["state"]["state"], state["state"]["inc"])
 
-    def _reset_bounds(self, options: dict | None) -> tuple[float, float]:
-        return parse_reset_bounds(self._kind, options)
-
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         """Resets the env; ``reset(seed=s)`` gives Gymnasium's initial state for ``s``,
         an unseeded reset continues the stream. ``options`` as in Gymnasium."""
-        if self._core.closed:
-            raise RuntimeError("the environment is closed")
+        check_open(self._core)
         if seed is not None:
-            seed = _check_seed(seed)
+            seed = check_seed(seed)
         try:
-            a, b = self._reset_bounds(options)
+            a, b = parse_reset_bounds(self.kind, options)
         except Exception:
             # Gymnasium's super().reset(seed) seeds before the options are
             # read: a reset rejected for its options has still reseeded.
@@ -151,17 +147,23 @@ class _CoreEnv(gym.Env):
         an (H, W, 3) uint8 array with render_mode="rgb_array"; with "human",
         shown in a pygame window (``pip install "ccgym[render]"``) and None."""
         if self.render_mode is None:
-            assert self.spec is None or self.spec.id
-            gym.logger.warn(
-                "You are calling render method without specifying any render mode. "
-                "You can specify the render_mode at initialization, "
-                f'e.g. gym.make("{self.spec.id if self.spec else type(self).__name__}", '
-                'render_mode="rgb_array")'
-            )
+            warn_no_render_mode("gym.make", self.spec.id if self.spec else type(self).__name__)
             return None
-        from ccgym.rendering import render_env
+        from ccgym.rendering import Viewer, render_batch
 
-        return render_env(self)
+        if not self._core.has_reset:
+            if self.kind in ("CartPole", "Acrobot"):  # Gymnasium's render returns None there
+                return None
+            raise reset_needed("render()", "env.")
+        frame = render_batch(self.kind, self._core)[0]
+        if self.render_mode == "rgb_array":
+            return frame
+        viewer = self.__dict__.get("_viewer")
+        if viewer is None:
+            h, w = frame.shape[:2]
+            viewer = self._viewer = Viewer(w, h, self.metadata["render_fps"], type(self).__name__)
+        viewer.show(frame)
+        return None
 
     def close(self) -> None:
         """Marks the env closed (later steps and resets raise RuntimeError)
@@ -224,7 +226,7 @@ class CartPoleEnv(_DiscreteEnv):
     sets the initial-state bounds (default +-0.05).
     """
 
-    _kind = "CartPole"
+    kind = "CartPole"
     metadata = {"render_modes": ["human", "rgb_array"], "render_fps": 50}
     _state_dtype = np.dtype(
         [("x", "f8"), ("x_dot", "f8"), ("theta", "f8"), ("theta_dot", "f8"),
@@ -279,7 +281,7 @@ class MountainCarEnv(_DiscreteEnv):
     ``goal_velocity`` and the reset options ``low``/``high`` (default -0.6, -0.4).
     """
 
-    _kind = "MountainCar"
+    kind = "MountainCar"
 
     def _constructor_kwargs(self) -> dict[str, Any]:
         return {"goal_velocity": self.goal_velocity}
@@ -322,7 +324,7 @@ class Continuous_MountainCarEnv(_ContinuousEnv):  # noqa: N801 (Gymnasium's name
     unclipped action.
     """
 
-    _kind = "MountainCarContinuous"
+    kind = "MountainCarContinuous"
 
     def _constructor_kwargs(self) -> dict[str, Any]:
         return {"goal_velocity": self.goal_velocity}
@@ -368,7 +370,7 @@ class PendulumEnv(_ContinuousEnv):
     the reset options ``x_init``/``y_init`` (default pi, 1.0).
     """
 
-    _kind = "Pendulum"
+    kind = "Pendulum"
 
     def _constructor_kwargs(self) -> dict[str, Any]:
         return {"g": self.g}
@@ -416,7 +418,7 @@ class AcrobotEnv(_DiscreteEnv):
     uniform torque noise drawn from the env's stream, as in Gymnasium.
     """
 
-    _kind = "Acrobot"
+    kind = "Acrobot"
     metadata = {"render_modes": ["human", "rgb_array"], "render_fps": 15}
     _state_dtype = np.dtype([("s", "f8", (4,))])
 

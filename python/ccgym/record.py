@@ -98,11 +98,10 @@ def load_sb3_policy(path: str, algo: str | None = None) -> tuple[Callable, Any]:
 def _make_env(env_id: str, obs_space: Any, seed: int) -> tuple[gym.Env, Callable]:
     """The recorded env; if the model sees images, its observations are
     ccgym's pixel observations in the model's layout."""
-    import ccgym  # noqa: F401  (registers the ids)
+    from ccgym._frontend import resolve_env_id  # importing ccgym registers the ids
     from ccgym.rendering import PixelObservation
 
-    full = env_id if env_id.startswith("ccgym/") else f"ccgym/{env_id}"
-    env = gym.make(full, render_mode="rgb_array")
+    env = gym.make(f"ccgym/{resolve_env_id(env_id)}", render_mode="rgb_array")
     adapt: Callable = lambda obs: obs  # noqa: E731
     shape = getattr(obs_space, "shape", None)
     if shape is not None and len(shape) == 3:

@@ -46,7 +46,9 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from ccgym import _render
+import ccgym
+from ccgym import _core, _render
+from ccgym._frontend import env_kind
 
 __all__ = [
     "PixelObservation",
@@ -61,14 +63,6 @@ __all__ = [
 ]
 
 KINDS = _render.KINDS
-_ID_KIND = {
-    "CartPole-v0": "CartPole",
-    "CartPole-v1": "CartPole",
-    "MountainCar-v0": "MountainCar",
-    "MountainCarContinuous-v0": "MountainCarContinuous",
-    "Pendulum-v1": "Pendulum",
-    "Acrobot-v1": "Acrobot",
-}
 PYGAME_HINT = 'pygame is not installed, run `pip install "ccgym[render]"`'
 
 # Foreground and colour tolerances of the fidelity metric (see module docstring).
@@ -81,12 +75,11 @@ def kind_of(kind_or_id: str) -> str:
     ("CartPole-v1", "ccgym/CartPole-v1")."""
     if kind_or_id in KINDS:
         return kind_or_id
-    short = kind_or_id[len("ccgym/"):] if kind_or_id.startswith("ccgym/") else kind_or_id
     try:
-        return _ID_KIND[short]
-    except KeyError:
+        return env_kind(kind_or_id)
+    except gym.error.Error:
         raise ValueError(
-            f"no renderer for {kind_or_id!r}; expected one of {KINDS} or {tuple(_ID_KIND)}"
+            f"no renderer for {kind_or_id!r}; expected one of {KINDS} or {ccgym.ENV_IDS}"
         ) from None
 
 
@@ -254,7 +247,6 @@ def _buffers(kind: str, source: Any, params_buffer: np.ndarray | None):
 
 @functools.lru_cache(maxsize=None)
 def _default_params(kind: str) -> np.ndarray:
-    from ccgym import _core
     from ccgym._params import PARAMS
 
     return _core.Batch(kind, 1, PARAMS[kind]()).params_buffer
@@ -326,8 +318,6 @@ def render_pixels(kind: str, source: Any, indices: Any = None,
 
 
 def _state_dtype(kind: str) -> np.dtype:
-    import ccgym
-
     names = {"CartPole": "CartPoleEnv", "MountainCar": "MountainCarEnv",
              "MountainCarContinuous": "Continuous_MountainCarEnv",
              "Pendulum": "PendulumEnv", "Acrobot": "AcrobotEnv"}
@@ -429,25 +419,6 @@ class Viewer:
         self._pygame.quit()
 
 
-def render_env(env: Any) -> np.ndarray | None:
-    """What ``render()`` of a ccgym single env returns for its render_mode
-    ("rgb_array": the frame; "human": shows it, None)."""
-    kind = env._kind
-    if not env._core.has_reset:
-        if kind in ("CartPole", "Acrobot"):  # Gymnasium's render returns None there
-            return None
-        raise gym.error.ResetNeeded("Cannot call env.render() before calling env.reset()")
-    frame = render_batch(kind, env._core, None)[0]
-    if env.render_mode == "rgb_array":
-        return frame
-    viewer = getattr(env, "_viewer", None)
-    if viewer is None:
-        h, w = frame.shape[:2]
-        viewer = env._viewer = Viewer(w, h, env.metadata["render_fps"], type(env).__name__)
-    viewer.show(frame)
-    return None
-
-
 class PixelObservation(gym.ObservationWrapper):
     """Observations of a ccgym single env replaced by its frame, drawn and
     area-averaged to ``shape`` in C: uint8 (h, w, 1) with ``grayscale``
@@ -461,20 +432,26 @@ class PixelObservation(gym.ObservationWrapper):
     def __init__(self, env: gym.Env, shape: tuple[int, int] = (84, 84), grayscale: bool = True,
                  antialias: bool = True) -> None:
         super().__init__(env)
-        core = getattr(env.unwrapped, "_core", None)
-        if core is None:
-            raise TypeError("PixelObservation needs a ccgym env (gym.make('ccgym/...'))")
+        self._kind = _batch_of(
+            env, "PixelObservation needs a ccgym env (gym.make('ccgym/...'))").kind
         self.shape = (int(shape[0]), int(shape[1]))
         self.grayscale = bool(grayscale)
         self.antialias = bool(antialias)
-        self._kind = env.unwrapped._kind
         c = 1 if grayscale else 3
         self.observation_space = spaces.Box(0, 255, (*self.shape, c), dtype=np.uint8)
 
     def observation(self, observation: Any) -> np.ndarray:
         """The current frame (the float observation is not used)."""
-        return render_pixels(self._kind, self.env.unwrapped._core, None, self.shape,
+        return render_pixels(self._kind, self.env.unwrapped.batch, None, self.shape,
                              self.grayscale, antialias=self.antialias)[0]
+
+
+def _batch_of(env: Any, error: str) -> _core.Batch:
+    """The C batch of a (wrapped) ccgym env; TypeError ``error`` for another env."""
+    batch = getattr(env.unwrapped, "batch", None)
+    if not isinstance(batch, _core.Batch):
+        raise TypeError(error)
+    return batch
 
 
 class VectorPixelObservation(gym.vector.VectorWrapper):
@@ -487,13 +464,10 @@ class VectorPixelObservation(gym.vector.VectorWrapper):
     def __init__(self, env: Any, shape: tuple[int, int] = (84, 84), grayscale: bool = True,
                  antialias: bool = True) -> None:
         super().__init__(env)
-        core = getattr(env.unwrapped, "_core", None)
-        if core is None:
-            raise TypeError("VectorPixelObservation needs a ccgym VectorEnv")
+        self._kind = _batch_of(env, "VectorPixelObservation needs a ccgym VectorEnv").kind
         self.shape = (int(shape[0]), int(shape[1]))
         self.grayscale = bool(grayscale)
         self.antialias = bool(antialias)
-        self._kind = env.unwrapped._kind
         c = 1 if grayscale else 3
         self.single_observation_space = spaces.Box(0, 255, (*self.shape, c), dtype=np.uint8)
         self.observation_space = gym.vector.utils.batch_space(
@@ -523,15 +497,15 @@ class VectorPixelObservation(gym.vector.VectorWrapper):
             last_u = None
             if self._kind == "Pendulum" and self._actions is not None:
                 last_u = np.asarray(self._actions, dtype=np.float32).reshape(-1)[idx]
+            params = self.env.unwrapped.batch.params_buffer
             frames = render_observations(self._kind, obs, last_u, self.shape, self.grayscale,
-                                         params_buffer=self.env.unwrapped._core.params_buffer,
-                                         antialias=self.antialias)
+                                         params_buffer=params, antialias=self.antialias)
             for j, i in enumerate(idx):
                 out[i] = frames[j]
         return out
 
     def observations(self, observations: Any) -> np.ndarray:
         """The frames of all instances (the float observations are not used)."""
-        core = self.env.unwrapped._core
-        return render_pixels(self._kind, core, None, self.shape, self.grayscale,
-                             antialias=self.antialias, num_threads=core.num_threads)
+        batch = self.env.unwrapped.batch
+        return render_pixels(self._kind, batch, None, self.shape, self.grayscale,
+                             antialias=self.antialias, num_threads=batch.num_threads)

@@ -34,12 +34,21 @@ from stable_baselines3.common.vec_env.base_vec_env import (
 )
 
 from ccgym import _core
-from ccgym._params import PARAMS, parse_reset_bounds
-from ccgym.envs import _check_seed
-from ccgym.vector import check_batch_args, resolve_env_id
+from ccgym._frontend import (
+    apply_seeds,
+    batch_seeds,
+    check_batch_args,
+    check_open,
+    check_render_mode,
+    check_seed,
+    env_class,
+    index_mask,
+    parse_reset_options,
+    reset_needed,
+)
+from ccgym._params import PARAMS
 
 __all__ = ["VecEnv", "VecMonitor", "make_vec_env"]
-
 
 
 class VecEnv(_SB3VecEnv):
@@ -86,12 +95,8 @@ class VecEnv(_SB3VecEnv):
         # A gym.make'd single env: validates kwargs and render_mode as
         # gym.make does, and answers get_attr for shared attributes
         # (spec, metadata, spaces, render_mode). It is never stepped.
-        from ccgym.vector import _single_env_class
-
-        single_cls = _single_env_class(self.env_id)
-        modes = single_cls.metadata["render_modes"]
-        if render_mode is not None and render_mode not in modes:
-            raise ValueError(f"render_mode must be None or one of {modes}, got {render_mode!r}")
+        single_cls = env_class(self.env_id)
+        check_render_mode(render_mode, single_cls.metadata["render_modes"])
         if max_episode_steps:
             with warnings.catch_warnings():
                 # gym.make's "CartPole-v0 is out of date": ccgym's vector envs do not warn.
@@ -102,7 +107,7 @@ class VecEnv(_SB3VecEnv):
                 )
         else:  # no time limit: the raw env, as gym.make cannot leave TimeLimit out
             self._proto = single_cls(render_mode=render_mode, **env_kwargs)
-        self._kind = self._proto.unwrapped._kind
+        self._kind = single_cls.kind
         self.env_kwargs = dict(env_kwargs)
         self.max_episode_steps = int(max_episode_steps)
         self.num_threads = int(num_threads)
@@ -123,22 +128,13 @@ class VecEnv(_SB3VecEnv):
     def reset(self) -> VecEnvObs:
         """Resets every instance with the pending seeds and options (then
         clears them, as SB3 does) and returns a copy of the observations."""
-        self._check_open()
-        seeds, options = self._seeds, self._options
+        check_open(self._core)
         core = self._core
-        if any(s is not None for s in seeds):
-            checked = [None if s is None else _check_seed(s) for s in seeds]
-            first = checked[0]
-            if first is not None and checked == list(range(first, first + self.num_envs)):
-                core.seed_range(first)
-            else:
-                for i, s in enumerate(checked):
-                    if s is not None:
-                        core.seed_one(i, s)
+        apply_seeds(core, batch_seeds(self._seeds, self.num_envs))
         # DummyVecEnv passes options only when non-empty; group equal ones so
         # each group is one C call.
         groups: list[tuple[dict, list[int]]] = []
-        for i, opt in enumerate(options):
+        for i, opt in enumerate(self._options):
             opt = opt or {}
             for g_opt, idx in groups:
                 if g_opt == opt:
@@ -147,12 +143,8 @@ class VecEnv(_SB3VecEnv):
             else:
                 groups.append((opt, [i]))
         for opt, idx in groups:
-            a, b = parse_reset_bounds(self._kind, opt or None)
-            mask = None
-            if len(groups) > 1:
-                mask = np.zeros(self.num_envs, dtype=np.bool_)
-                mask[idx] = True
-            core.reset(mask, a, b)
+            _, a, b = parse_reset_options(self._kind, opt or None)
+            core.reset(index_mask(idx, self.num_envs) if len(groups) > 1 else None, a, b)
         self._reset_seeds()
         self._reset_options()
         self.reset_infos = [{} for _ in range(self.num_envs)]
@@ -166,8 +158,8 @@ class VecEnv(_SB3VecEnv):
     def step_wait(self) -> VecEnvStepReturn:
         """Steps every instance in one C call; see the class docstring."""
         if not self._has_reset:
-            self._check_open()
-            raise gym.error.ResetNeeded("Cannot call step() before calling reset()")
+            check_open(self._core)
+            raise reset_needed("step()")
         actions, self._actions = self._actions, None
         if actions is None:
             raise RuntimeError("step_wait() called without a pending step_async(actions)")
@@ -223,7 +215,7 @@ class VecEnv(_SB3VecEnv):
         from ccgym.rendering import render_batch
 
         if not self._has_reset:
-            raise gym.error.ResetNeeded("Cannot render before calling reset()")
+            raise reset_needed("render()")
         return render_batch(self._kind, self._core)
 
     # ----------------------------------------------- attributes and methods
@@ -306,6 +298,13 @@ class VecEnv(_SB3VecEnv):
 
     # --------------------------------------------------------------- extras
     @property
+    def batch(self) -> _core.Batch:
+        """The C batch behind this VecEnv (package-internal: for
+        :class:`VecMonitor`, ccgym's renderer and benchmarks). Its buffers are
+        the live state and outputs; its methods skip this VecEnv's checks."""
+        return self._core
+
+    @property
     def episode_returns(self) -> np.ndarray:
         """Running return of each instance's current episode (float64 copy)."""
         return self._core.episode_return.copy()
@@ -319,10 +318,6 @@ class VecEnv(_SB3VecEnv):
         return f"ccgym.sb3.VecEnv({self.env_id}, num_envs={self.num_envs})"
 
     # -------------------------------------------------------------- helpers
-    def _check_open(self) -> None:
-        if self._core.closed:
-            raise RuntimeError("the environment is closed")
-
     def _shared_attr(self, name: str) -> Any:
         if name in self.env_kwargs:
             return self.env_kwargs[name]
@@ -332,14 +327,14 @@ class VecEnv(_SB3VecEnv):
 
     def _reset_some(self, idx: list[int], seed: Any = None,
                     options: dict | None = None) -> list[tuple[np.ndarray, dict]]:
-        self._check_open()
-        mask = np.zeros(self.num_envs, dtype=np.bool_)
-        mask[idx] = True
+        check_open(self._core)
+        mask = index_mask(idx, self.num_envs)
+        # As DummyVecEnv's env.reset(seed=s) on each: every instance gets s,
+        # and seeding comes before the options are read.
         if seed is not None:
-            seed = _check_seed(seed)
-            for i in idx:
-                self._core.seed_one(i, seed)
-        a, b = parse_reset_bounds(self._kind, options)
+            seed = check_seed(seed)
+            apply_seeds(self._core, [seed] * self.num_envs, mask)
+        _, a, b = parse_reset_options(self._kind, options)
         self._core.reset(mask, a, b)
         self._has_reset = self._has_reset or len(idx) == self.num_envs
         obs = self._core.obs
@@ -366,7 +361,7 @@ class VecMonitor(_SB3VecMonitor):
 
     def __init__(self, venv: _SB3VecEnv, filename: str | None = None,
                  info_keywords: tuple[str, ...] = ()) -> None:
-        self._native_core = venv._core if isinstance(venv, VecEnv) else None
+        self._native_core = venv.batch if isinstance(venv, VecEnv) else None
         super().__init__(venv, filename=filename, info_keywords=info_keywords)
 
     # SB3's running counters; with the C core they are read from C.
@@ -449,8 +444,9 @@ def make_vec_env(
       ``monitor_dir`` it writes one file, ``<monitor_dir>/<start_index>.monitor.csv``,
       which SB3's ``load_results`` reads. ``monitor_kwargs`` go to
       :class:`VecMonitor` (``info_keywords``).
-    - ``render_mode`` defaults to None rather than ``"rgb_array"`` (ccgym
-      does not render yet).
+    - ``render_mode`` defaults to None rather than ``"rgb_array"``: pass
+      ``env_kwargs={"render_mode": "rgb_array"}`` for frames from
+      ``get_images``/``render``.
     """
     if not isinstance(env_id, str):
         raise TypeError(

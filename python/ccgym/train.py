@@ -198,7 +198,7 @@ def run(args: argparse.Namespace) -> int:
         ) from None
 
     from ccgym.sb3 import make_vec_env
-    from ccgym.vector import resolve_env_id
+    from ccgym._frontend import resolve_env_id
 
     env_id = resolve_env_id(args.env_id)
     algo = args.algo

@@ -21,71 +21,28 @@ from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
 from ccgym import _core
-from ccgym._params import (
-    PARAMS,
-    PHYSICS,
+from ccgym._frontend import BUSY as _BUSY
+from ccgym._frontend import (
+    apply_seeds,
+    batch_seeds,
+    check_batch_args,
+    check_open,
+    check_render_mode,
     check_snapshot,
-    parse_reset_bounds,
-    physics_value,
+    env_class,
+    parse_reset_options,
+    reset_needed,
+    warn_no_render_mode,
 )
+from ccgym._params import PARAMS, PHYSICS, physics_value
 
 __all__ = ["VectorEnv"]
-
-_BUSY = ("this environment is being stepped or reset by another thread; ccgym envs are not "
-         "thread-safe: give each thread its own env")
 
 _AUTORESET = {
     AutoresetMode.NEXT_STEP: _core.AUTORESET_NEXT_STEP,
     AutoresetMode.SAME_STEP: _core.AUTORESET_SAME_STEP,
     AutoresetMode.DISABLED: _core.AUTORESET_DISABLED,
 }
-
-
-def resolve_env_id(env_id: str) -> str:
-    """'ccgym/CartPole-v1' or 'CartPole-v1' -> 'CartPole-v1' (must be a ccgym id)."""
-    import ccgym
-
-    short = env_id[len("ccgym/"):] if env_id.startswith("ccgym/") else env_id
-    if short not in ccgym.ENV_SPECS:
-        raise gym.error.Error(
-            f"ccgym has no env {env_id!r}; available: {', '.join(ccgym.ENV_IDS)}"
-        )
-    return short
-
-
-def _check_count(name: str, value: Any, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be an int, got {value!r}")
-    if value < minimum:
-        raise ValueError(f"{name} must be at least {minimum}, got {value}")
-    return int(value)
-
-
-def check_batch_args(env_id: str, num_envs: Any, num_threads: Any,
-                     max_episode_steps: Any) -> tuple[str, int, int, int]:
-    """Validates what every batched front end takes; returns (short id,
-    num_envs, num_threads, max_episode_steps), the last defaulting (None) to
-    the id's registered limit."""
-    import ccgym
-
-    short = resolve_env_id(env_id)
-    num_envs = _check_count("num_envs", num_envs, 1)
-    num_threads = _check_count("num_threads", num_threads, 1)
-    if max_episode_steps is None:
-        max_episode_steps = ccgym.ENV_SPECS[short][1]
-    if isinstance(max_episode_steps, bool) or not isinstance(
-        max_episode_steps, (int, np.integer)
-    ) or max_episode_steps < 0:
-        raise ValueError(
-            f"max_episode_steps must be a non-negative int, got {max_episode_steps!r}"
-        )
-    return short, num_envs, num_threads, int(max_episode_steps)
-
-
-def _single_env_class(env_id: str) -> type:
-    import ccgym
-
-    return getattr(ccgym.envs, ccgym.ENV_SPECS[env_id][0])
 
 
 class VectorEnv(gym.vector.VectorEnv):
@@ -175,10 +132,9 @@ class VectorEnv(gym.vector.VectorEnv):
                 f"autoreset_mode must be one of {[m.value for m in AutoresetMode]}, "
                 f"got {autoreset_mode!r}"
             ) from None
-        if render_mode not in (None, "rgb_array"):
-            raise ValueError(f"render_mode must be None or 'rgb_array', got {render_mode!r}")
-        single_cls = _single_env_class(self.env_id)
-        kind = self._kind = single_cls._kind
+        check_render_mode(render_mode, ("rgb_array",))
+        single_cls = env_class(self.env_id)
+        kind = self._kind = single_cls.kind
         physics = {k: physics_value(k, v, int(num_envs))
                    for k, v in env_kwargs.items() if k in PHYSICS[kind]}
         gym_kwargs = {k: v for k, v in env_kwargs.items() if k not in PHYSICS[kind]}
@@ -225,6 +181,20 @@ class VectorEnv(gym.vector.VectorEnv):
         self.time_queue: deque[float] = deque(maxlen=stats_buffer_length)
         self._episode_start_times = np.zeros(self.num_envs)
 
+    @property
+    def batch(self) -> _core.Batch:
+        """The C batch behind this env (package-internal: for ccgym's
+        renderer, pixel wrappers and benchmarks). Its buffers are the live
+        state and outputs; its methods skip this env's checks, lock and
+        bookkeeping."""
+        return self._core
+
+    @property
+    def episode_start_times(self) -> np.ndarray:
+        """``time.perf_counter()`` at the start of each instance's current
+        episode, as RecordEpisodeStatistics's ``episode_start_times`` (a copy)."""
+        return self._episode_start_times.copy()
+
     # ------------------------------------------------------------------ API
     def reset(self, *, seed: int | list[int | None] | None = None,
               options: dict[str, Any] | None = None):
@@ -235,18 +205,11 @@ class VectorEnv(gym.vector.VectorEnv):
         Other ``options`` are the single env's reset options.
         """
         with self._exclusive():
-            self._check_open()
-            mask = None
-            if options is not None:
-                if not isinstance(options, dict):
-                    raise TypeError(
-                        f"options must be a dict or None, got {type(options).__name__}")
-                options = dict(options)
-                if "reset_mask" in options:
-                    mask = self._reset_mask(options.pop("reset_mask"))
-            # Parse the options before seeding, so a rejected reset changes nothing.
-            a, b = parse_reset_bounds(self._kind, options)
-            self._seed(seed, mask)
+            check_open(self._core, self.closed)
+            # Everything is checked before anything is seeded: a rejected
+            # reset changes nothing.
+            mask, a, b = parse_reset_options(self._kind, options, self.num_envs)
+            apply_seeds(self._core, batch_seeds(seed, self.num_envs), mask)
             self._core.reset(mask, a, b)
             self._core.has_reset = True
             now = time.perf_counter()
@@ -288,15 +251,11 @@ class VectorEnv(gym.vector.VectorEnv):
         it gives the per-instance frames SyncVectorEnv returns). None, with
         Gymnasium's warning, when render_mode is None."""
         if self.render_mode is None:
-            gym.logger.warn(
-                "You are calling render method without specifying any render mode. "
-                "You can specify the render_mode at initialization, "
-                f'e.g. gym.make_vec("ccgym/{self.env_id}", render_mode="rgb_array")'
-            )
+            warn_no_render_mode("gym.make_vec", f"ccgym/{self.env_id}")
             return None
-        self._check_open()
+        check_open(self._core, self.closed)
         if not self._core.has_reset:
-            raise gym.error.ResetNeeded("Cannot call render() before calling reset()")
+            raise reset_needed("render()")
         from ccgym.rendering import render_batch
 
         return render_batch(self._kind, self._core, indices, num_threads=self.num_threads)
@@ -338,8 +297,7 @@ class VectorEnv(gym.vector.VectorEnv):
                 )
             physics = {**self._physics,
                        **{k: physics_value(k, v, self.num_envs) for k, v in params.items()}}
-            gym_kwargs = {k: v for k, v in self.env_kwargs.items() if k not in PHYSICS[self._kind]}
-            self._core.set_params({**PARAMS[self._kind](**gym_kwargs), **physics})
+            self._core.set_params({**PARAMS[self._kind](**self._gym_kwargs()), **physics})
             self._physics = physics
 
     def get_state(self) -> dict[str, Any]:
@@ -348,7 +306,7 @@ class VectorEnv(gym.vector.VectorEnv):
         ``set_state`` restores it exactly, so a batch can be cloned, rolled
         forward and brought back (planning, MCTS, debugging)."""
         with self._exclusive():
-            self._check_open()
+            check_open(self._core, self.closed)
             return self._core.get_state()
 
     def set_state(self, state: dict[str, Any]) -> None:
@@ -359,7 +317,6 @@ class VectorEnv(gym.vector.VectorEnv):
             self._core.set_state(state)
 
     def _constructor_kwargs(self) -> dict[str, Any]:
-        gym_kwargs = {k: v for k, v in self.env_kwargs.items() if k not in PHYSICS[self._kind]}
         return {
             "env_id": self.env_id, "num_envs": self.num_envs,
             "max_episode_steps": self.max_episode_steps,
@@ -367,7 +324,7 @@ class VectorEnv(gym.vector.VectorEnv):
             "copy": self.copy, "episode_statistics": self.episode_statistics,
             "precision": self.precision,
             "stats_buffer_length": self._stats_buffer_length, "render_mode": self.render_mode,
-            **gym_kwargs, **self.get_physics(),
+            **self._gym_kwargs(), **self.get_physics(),
         }
 
     def __getstate__(self) -> dict[str, Any]:
@@ -395,6 +352,10 @@ class VectorEnv(gym.vector.VectorEnv):
         return f"ccgym.VectorEnv({self.env_id}, num_envs={self.num_envs})"
 
     # -------------------------------------------------------------- helpers
+    def _gym_kwargs(self) -> dict[str, Any]:
+        """The single env's keywords among env_kwargs (the rest are physics)."""
+        return {k: v for k, v in self.env_kwargs.items() if k not in PHYSICS[self._kind]}
+
     @contextmanager
     def _exclusive(self):
         if not self._lock.acquire(blocking=False):
@@ -403,46 +364,6 @@ class VectorEnv(gym.vector.VectorEnv):
             yield
         finally:
             self._lock.release()
-
-    def _check_open(self) -> None:
-        if self.closed or self._core.closed:
-            raise RuntimeError("the environment is closed")
-
-    def _reset_mask(self, mask: Any) -> np.ndarray:
-        if not isinstance(mask, np.ndarray):
-            raise TypeError(f"`options['reset_mask']` must be a numpy array, got {type(mask)}")
-        if mask.shape != (self.num_envs,):
-            raise ValueError(
-                f"`options['reset_mask']` must have shape `({self.num_envs},)`, got {mask.shape}"
-            )
-        if mask.dtype != np.bool_:
-            raise TypeError(f"`options['reset_mask']` must have `dtype=np.bool_`, got {mask.dtype}")
-        if not mask.any():
-            raise ValueError(
-                "`options['reset_mask']` must contain a boolean array with at least one True "
-                f"value, got reset_mask={mask}"
-            )
-        return np.ascontiguousarray(mask)
-
-    def _seed(self, seed: Any, mask: np.ndarray | None) -> None:
-        from ccgym.envs import _check_seed
-
-        if seed is None:
-            return
-        if isinstance(seed, (int, np.integer)):
-            self._core.seed_range(_check_seed(seed), mask)
-            return
-        if not isinstance(seed, (list, tuple, np.ndarray)):
-            raise TypeError(f"seed must be None, an int or a list of ints, got {type(seed)}")
-        if len(seed) != self.num_envs:
-            raise ValueError(
-                "If seeds are passed as a list the length must match "
-                f"num_envs={self.num_envs} but got length={len(seed)}."
-            )
-        checked = [None if s is None else _check_seed(s) for s in seed]
-        for i, s in enumerate(checked):
-            if s is not None and (mask is None or mask[i]):
-                self._core.seed_one(i, s)
 
     def _add_final(self, infos: dict[str, Any], dones: np.ndarray) -> None:
         final_obs = np.full(self.num_envs, fill_value=None, dtype=object)

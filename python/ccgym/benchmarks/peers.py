@@ -196,10 +196,10 @@ def ceiling_state_pool(env_id: str, n: int) -> np.ndarray:
     envs = ccgym.make_vec(env_id, num_envs=pool)
     envs.reset(seed=0)
     actions = draw_actions(envs.action_space)
-    kind = envs._core.kind
+    kind = envs.batch.kind
     cls = getattr(ccgym.envs, ccgym.ENV_SPECS[env_id][0])
     every = -(-ccgym.ENV_SPECS[env_id][1] // CEILING_SNAPSHOTS)
-    view = envs._core.state_view(cls._state_dtype)
+    view = envs.batch.state_view(cls._state_dtype)
     snapshots = []
     for i in range(1, CEILING_SNAPSHOTS * every + 1):
         envs.step(actions[i % len(actions)])
@@ -236,7 +236,7 @@ def ceiling_factory(env_id: str, n: int, threads: int) -> Factory:
             from ccgym import _ceiling
         except ImportError:
             raise Skip("ccgym was built without the _ceiling module") from None
-        kind = ccgym.make_vec(env_id, num_envs=1)._core.kind
+        kind = ccgym.make_vec(env_id, num_envs=1).batch.kind
         pool = ceiling_state_pool(env_id, n)
         windows = pool.shape[0] // n
         runner = _ceiling.Run(kind, pool[:n].copy(), seed=0)

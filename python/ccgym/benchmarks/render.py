@@ -64,7 +64,7 @@ def bench_render(env_ids: Sequence[str] | None = None, batch: int = 256, seconds
         venv.reset(seed=0)
         venv.step(venv.action_space.sample())
         frames = np.empty((batch, *canvas_size(kind), 3), dtype=np.uint8)
-        core = venv.unwrapped._core
+        core = venv.unwrapped.batch
         batch_fps = rate(lambda: render_batch(kind, core, None, frames,
                                               num_threads=num_threads), batch)
         pix = np.empty((batch, *pixel_shape, 1), dtype=np.uint8)

@@ -112,12 +112,12 @@ def memory_child(n: int) -> None:
     _, traced_peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     peak = _peak_rss()
-    core = envs._core
+    core = envs.batch
     names = ["state_buffer", "rng_state", "params_buffer", "obs", "final_obs", "reward",
              "terminated", "truncated", "final_return", "final_length", "episode_return",
              "episode_start", "pending_reset"]
     buffers = {name: int(getattr(core, name).nbytes) for name in names}
-    buffers["_episode_start_times"] = int(envs._episode_start_times.nbytes)
+    buffers["_episode_start_times"] = int(envs.episode_start_times.nbytes)
     spaces = 0
     for space in (envs.observation_space, envs.action_space):
         for value in vars(space).values():
@@ -167,7 +167,7 @@ def bench_breakdown(env_id: str, budget: float, repeats: int,
 
     envs = ccgym.make_vec(env_id, num_envs=1)
     envs.reset(seed=0)
-    core = envs._core
+    core = envs.batch
     actions = [core.check_actions(a) for a in draw_actions(envs.action_space)]
     envs_nocopy = ccgym.make_vec(env_id, num_envs=1, copy=False)
     envs_nocopy.reset(seed=0)
