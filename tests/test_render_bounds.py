@@ -286,6 +286,7 @@ OFF_CANVAS = [
     ("CartPole-v1", [0.3, 0, 0.2, 0], {"length": 6.0}),
     ("CartPole-v1", [-1.0, 0, 2.8, 0], {"length": 30.0}),
     ("CartPole-v1", [0.0, 0, 1.5707963, 0], {"length": 100.0}),
+    ("CartPole-v1", [0.5, 0, 0.7, 0], {"length": 120.0}),  # 30000 px: clipped
     ("MountainCar-v0", [0.68, 0], {}),
     ("MountainCar-v0", [-1.3, 0], {}),
     ("MountainCar-v0", [1.1, 0], {}),
@@ -293,6 +294,11 @@ OFF_CANVAS = [
     ("Acrobot-v1", [2.5, -1.0, 0, 0], {"link_length_1": 1.0, "link_length_2": -1.1}),
     ("Acrobot-v1", [-0.3, 2.0, 0, 0], {"link_length_1": -0.5, "link_length_2": 0.4}),
     ("Acrobot-v1", [1.0, 1.0, 0, 0], {"link_length_1": 5.0, "link_length_2": -5.1}),
+    # joints of radius 5000, the second one's rim across the canvas; links
+    # of 15000 px, clipped
+    ("Acrobot-v1", [0.4, 0.7, 0, 0], {"link_length_1": 0.1, "link_length_2": -0.295}),
+    ("Acrobot-v1", [-2.0, 2.5, 0, 0], {"link_length_1": 0.1, "link_length_2": -0.295}),
+    ("Acrobot-v1", [3.0, -0.2, 0, 0], {"link_length_1": 0.1001, "link_length_2": -0.295}),
 ]
 
 
