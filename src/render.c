@@ -14,9 +14,12 @@
  *   gfxdraw.aacircle        approximated: coverage by distance to the circle
  *                           (only its outer ring survives the fill on top);
  *   draw.aalines            Wu lines on float endpoints, centres on integers;
- *   draw.line, hline, vline one-pixel integer lines;
+ *   draw.line, hline, vline one-pixel integer lines (Gymnasium's draw.line
+ *                           is horizontal);
  *   Vector2.rotate_rad      angle reduced to [0, 2pi), exact quarter turns.
  * pygame turns float coordinates into ints by truncation towards zero.
+ * Each primitive clips to the canvas first (see "coordinates" below), so a
+ * frame costs the same bounded work for any parameters and states.
  */
 #include <float.h>
 #include <math.h>

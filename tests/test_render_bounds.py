@@ -214,6 +214,9 @@ finite = st.one_of(
 )
 
 
+almost_zero = st.floats(-1e-6, 1e-6)
+
+
 @st.composite
 def cases(draw):
     env_id = draw(st.sampled_from(ENVS))
@@ -225,6 +228,16 @@ def cases(draw):
                  "Acrobot-v1": ["link_length_1", "link_length_2"]}[env_id]
         case["physics"] = {k: draw(finite) for k in names if draw(st.booleans())}
         case["raw"] = {k: draw(finite) for k in RAW_DEFAULTS[env_id] if draw(st.booleans())}
+        if draw(st.booleans()):  # a scale that almost divides by zero
+            eps = draw(almost_zero)
+            if env_id == "Acrobot-v1":
+                l1 = case["physics"].setdefault("link_length_1", draw(finite))
+                case["physics"]["link_length_2"] = -0.2 - l1 + eps
+            elif env_id == "CartPole-v1":
+                case["raw"]["x_threshold"] = eps
+            elif env_id.startswith("MountainCar"):
+                lo = case["raw"].setdefault("min_position", draw(finite))
+                case["raw"]["max_position"] = lo + eps
         out.append(case)
     return env_id, out
 
