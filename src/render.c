@@ -14,10 +14,14 @@
  *   gfxdraw.aacircle        approximated: coverage by distance to the circle
  *                           (only its outer ring survives the fill on top);
  *   draw.aalines            Wu lines on float endpoints, centres on integers;
- *   draw.line, hline, vline one-pixel integer lines;
+ *   draw.line, hline, vline one-pixel integer lines (Gymnasium's draw.line
+ *                           is horizontal);
  *   Vector2.rotate_rad      angle reduced to [0, 2pi), exact quarter turns.
  * pygame turns float coordinates into ints by truncation towards zero.
+ * Each primitive clips to the canvas first (see "coordinates" below), so a
+ * frame costs the same bounded work for any parameters and states.
  */
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -108,14 +112,57 @@ static inline void blend_f(const canvas *c, int x, int y, rgb col, float bright)
     p[2] = (uint8_t)(bright * col.b + (1.0f - bright) * p[2]);
 }
 
-/* Python's int(v) for a coordinate, bounded so fixed-point sums cannot overflow. */
-static inline int trunc_coord(double v)
+/* ------------------------------------------------------------ coordinates
+ *
+ * Any finite parameters reach the scenes, so their float coordinates can be
+ * huge, tiny or (from NaN/inf states) not finite at all. Every primitive
+ * below clips its geometry to the canvas before it iterates, so its work is
+ * bounded by the canvas size whatever the coordinates, and turns a float into
+ * an int only once it is clamped into range (an out-of-range or NaN
+ * conversion is undefined in C). A shape with a coordinate that is not finite
+ * is not drawn (pygame raises on it). */
+
+/* Bound on |coordinate|: sums and differences of two stay finite. */
+#define COORD_MAX 1e300
+/* Polygons are clipped to the canvas grown by this margin on every side
+ * before their vertices become ints. A scene that fits in it is drawn
+ * exactly as unclipped; clipping moves a vertex only this far from the
+ * canvas, so edge crossings on the canvas move by a few hundredths of a pixel
+ * at most, and integer spans stay below 2^16 (the 16.16 arithmetic of
+ * aaline_int and fill_polygon). */
+#define CLIP_MARGIN 16384.0
+/* Most vertices a polygon of up to 4 can have after clipping at 4 sides. */
+#define POLY_MAX 64
+/* Circles whose centre and radius are within this are drawn with pygame's
+ * integer algorithms; larger ones (pygame refuses radii over 32767) as the
+ * exact disc, in doubles. */
+#define CIRCLE_INT_MAX (1 << 28)
+
+static inline double bound_coord(double v)
 {
-    if (!(v > -30000.0))
-        return -30000; /* also NaN: off the canvas */
-    if (v > 30000.0)
-        return 30000;
+    return v > COORD_MAX ? COORD_MAX : v < -COORD_MAX ? -COORD_MAX : v;
+}
+
+/* trunc(v), Python's int(v), clamped to [lo, hi]; NaN gives lo. */
+static inline int clamp_trunc(double v, int lo, int hi)
+{
+    if (!(v > lo))
+        return lo;
+    if (v >= hi)
+        return hi;
     return (int)v;
+}
+
+/* Narrows [*k0, *k1] to the steps k at which start + dir * k (dir = +-1) is
+ * in [0, size). */
+static inline void clip_steps(int start, int dir, int size, int *k0, int *k1)
+{
+    const int lo = dir > 0 ? -start : start - (size - 1);
+    const int hi = dir > 0 ? size - 1 - start : start;
+    if (lo > *k0)
+        *k0 = lo;
+    if (hi < *k1)
+        *k1 = hi;
 }
 
 /* ------------------------------------------------------------ lines */
@@ -160,39 +207,37 @@ static void vline(const canvas *c, int x, int y1, int y2, rgb col)
         put(c, x, y, col);
 }
 
-/* Bresenham, both endpoints included (pygame.draw.line, width 1). */
-static void line(const canvas *c, int x0, int y0, int x1, int y1, rgb col)
+/* hline and vline on float coordinates, truncated as pygame does. */
+static void hline_f(const canvas *c, double x1, double x2, double y, rgb col)
 {
-    if (y0 == y1) {
-        hline(c, x0, x1, y0, col);
+    if (!isfinite(x1) || !isfinite(x2) || !(y > -1.0 && y < c->h))
         return;
-    }
-    if (x0 == x1) {
-        vline(c, x0, y0, y1, col);
+    hline(c, clamp_trunc(x1, -1, c->w), clamp_trunc(x2, -1, c->w), (int)y, col);
+}
+
+static void vline_f(const canvas *c, double x, double y1, double y2, rgb col)
+{
+    if (!(x > -1.0 && x < c->w) || !isfinite(y1) || !isfinite(y2))
         return;
-    }
-    int dx = abs(x1 - x0), sx = x0 < x1 ? 1 : -1;
-    int dy = -abs(y1 - y0), sy = y0 < y1 ? 1 : -1;
-    int err = dx + dy;
-    for (;;) {
-        put(c, x0, y0, col);
-        if (x0 == x1 && y0 == y1)
-            break;
-        int e2 = 2 * err;
-        if (e2 >= dy) {
-            err += dy;
-            x0 += sx;
-        }
-        if (e2 <= dx) {
-            err += dx;
-            y0 += sy;
-        }
-    }
+    vline(c, (int)x, clamp_trunc(y1, -1, c->h), clamp_trunc(y2, -1, c->h), col);
+}
+
+/* A 45-degree line, both endpoints included (what Bresenham draws for it),
+ * over the steps that land on the canvas. */
+static void diag_line(const canvas *c, int x0, int y0, int x1, int y1, rgb col)
+{
+    const int sx = x0 < x1 ? 1 : -1, sy = y0 < y1 ? 1 : -1;
+    int k0 = 0, k1 = abs(x1 - x0);
+    clip_steps(x0, sx, c->w, &k0, &k1);
+    clip_steps(y0, sy, c->h, &k0, &k1);
+    for (int k = k0; k <= k1; k++)
+        put(c, x0 + sx * k, y0 + sy * k, col);
 }
 
 /* Wu's line on integer endpoints, as gfxdraw's aalines: the first endpoint at
  * full colour, the pixel pair of each step weighted by the top 8 bits of a
- * 32-bit error accumulator; the last endpoint only if asked. */
+ * 32-bit error accumulator; the last endpoint only if asked. Endpoints must
+ * be less than 2^16 apart (polygon() clips them so). */
 static void aaline_int(const canvas *c, int x1, int y1, int x2, int y2, rgb col, int endpoint)
 {
     int xx0 = x1, yy0 = y1, xx1 = x2, yy1 = y2;
@@ -218,40 +263,33 @@ static void aaline_int(const canvas *c, int x1, int y1, int x2, int y2, rgb col,
         return;
     }
     if (dx == dy) {
-        line(c, x1, y1, x2, y2, col);
+        diag_line(c, x1, y1, x2, y2, col);
         return;
     }
-    uint32_t erracc = 0, erradj, tmp;
     put(c, x1, y1, col);
+    /* After k steps the accumulator has been advanced by erradj k times: it
+     * holds k * erradj mod 2^32 and the minor coordinate has moved once per
+     * wrap, floor(k * erradj / 2^32) times. So the steps whose pixels are off
+     * the canvas are skipped instead of walked. */
     if (dy > dx) {
-        erradj = (uint32_t)((((uint32_t)dx << 16) / (uint32_t)dy) << 16);
-        int x0pxdir = xx0 + xdir;
-        while (--dy) {
-            tmp = erracc;
-            erracc += erradj;
-            if (erracc <= tmp) {
-                xx0 = x0pxdir;
-                x0pxdir += xdir;
-            }
-            yy0++;
-            int wgt = (int)(erracc >> 24);
-            blend(c, xx0, yy0, col, (255 * (255 - wgt)) >> 8);
-            blend(c, x0pxdir, yy0, col, (255 * wgt) >> 8);
+        const uint64_t erradj = (((uint64_t)dx << 16) / (uint64_t)dy) << 16;
+        int k0 = 1, k1 = dy - 1;
+        clip_steps(yy0, 1, c->h, &k0, &k1);
+        for (int k = k0; k <= k1; k++) {
+            const uint64_t acc = (uint64_t)k * erradj;
+            const int x = xx0 + xdir * (int)(acc >> 32), wgt = (int)((acc >> 24) & 255);
+            blend(c, x, yy0 + k, col, (255 * (255 - wgt)) >> 8);
+            blend(c, x + xdir, yy0 + k, col, (255 * wgt) >> 8);
         }
     } else {
-        erradj = (uint32_t)((((uint32_t)dy << 16) / (uint32_t)dx) << 16);
-        int y0p1 = yy0 + 1;
-        while (--dx) {
-            tmp = erracc;
-            erracc += erradj;
-            if (erracc <= tmp) {
-                yy0 = y0p1;
-                y0p1++;
-            }
-            xx0 += xdir;
-            int wgt = (int)(erracc >> 24);
-            blend(c, xx0, yy0, col, (255 * (255 - wgt)) >> 8);
-            blend(c, xx0, y0p1, col, (255 * wgt) >> 8);
+        const uint64_t erradj = (((uint64_t)dy << 16) / (uint64_t)dx) << 16;
+        int k0 = 1, k1 = dx - 1;
+        clip_steps(xx0, xdir, c->w, &k0, &k1);
+        for (int k = k0; k <= k1; k++) {
+            const uint64_t acc = (uint64_t)k * erradj;
+            const int y = yy0 + (int)(acc >> 32), wgt = (int)((acc >> 24) & 255);
+            blend(c, xx0 + xdir * k, y, col, (255 * (255 - wgt)) >> 8);
+            blend(c, xx0 + xdir * k, y + 1, col, (255 * wgt) >> 8);
         }
     }
     if (endpoint)
@@ -259,13 +297,22 @@ static void aaline_int(const canvas *c, int x1, int y1, int x2, int y2, rgb col,
 }
 
 /* Wu's line on float endpoints (pixel centres at integer coordinates), drawn
- * over [start, end) along its major axis, or [start, end] if last. */
+ * over [start, end) along its major axis, or [start, end] if last; only the
+ * steps on the canvas are visited. */
 static void aaline_f(const canvas *c, double x0, double y0, double x1, double y1, rgb col,
                      int last)
 {
+    if (!isfinite(x0) || !isfinite(y0) || !isfinite(x1) || !isfinite(y1))
+        return;
+    x0 = bound_coord(x0);
+    y0 = bound_coord(y0);
+    x1 = bound_coord(x1);
+    y1 = bound_coord(y1);
     double dx = x1 - x0, dy = y1 - y0;
     if (fabs(dx) < 1e-4 && fabs(dy) < 1e-4) {
-        blend_f(c, (int)floor(x0 + 0.5), (int)floor(y0 + 0.5), col, 1.0f);
+        const double px = floor(x0 + 0.5), py = floor(y0 + 0.5);
+        if (px >= 0 && px < c->w && py >= 0 && py < c->h)
+            blend_f(c, (int)px, (int)py, col, 1.0f);
         return;
     }
     int steep = fabs(dy) > fabs(dx);
@@ -277,10 +324,11 @@ static void aaline_f(const canvas *c, double x0, double y0, double x1, double y1
         x1 = y1;
         y1 = t;
     }
+    const int major = steep ? c->h : c->w, minor = steep ? c->w : c->h;
     int backwards = x0 > x1;
     double slope = (y1 - y0) / (x1 - x0);
     double lo = backwards ? x1 : x0, hi = backwards ? x0 : x1;
-    int i0 = (int)ceil(lo), i1 = (int)floor(hi);
+    double i0 = ceil(lo), i1 = floor(hi);
     /* half-open at the segment's end point so joined segments do not overlap */
     if (!last) {
         if (backwards && i0 == lo)
@@ -288,12 +336,16 @@ static void aaline_f(const canvas *c, double x0, double y0, double x1, double y1
         else if (!backwards && i1 == hi)
             i1--;
     }
-    if (i0 < -1)
-        i0 = -1;
-    if (i1 > 30000)
-        i1 = 30000;
-    for (int i = i0; i <= i1; i++) {
+    if (i0 < 0)
+        i0 = 0;
+    if (i1 > major - 1)
+        i1 = major - 1;
+    if (!(i0 <= i1))
+        return;
+    for (int i = (int)i0; i <= (int)i1; i++) {
         double yf = y0 + slope * (i - x0);
+        if (!(yf >= -1.0 && yf < minor)) /* neither pixel of the pair is on the canvas */
+            continue;
         double fy = floor(yf);
         int iy = (int)fy;
         float frac = (float)(yf - fy);
@@ -311,10 +363,11 @@ static void aaline_f(const canvas *c, double x0, double y0, double x1, double y1
 
 /* gfxdraw.filled_polygon: for each row, the crossings of edges with
  * y1 <= y < y2 (and y == y2 on the bottom row), in 16.16 fixed point, filled
- * between pairs with spans rounded inwards. */
+ * between pairs with spans rounded inwards. Vertices must be less than 2^16
+ * apart (polygon() clips them so); only the canvas's rows are visited. */
 static void fill_polygon(const canvas *c, const int *vx, const int *vy, int n, rgb col)
 {
-    if (n < 3)
+    if (n < 3 || n > POLY_MAX)
         return;
     int miny = vy[0], maxy = vy[0];
     for (int i = 1; i < n; i++) {
@@ -325,9 +378,7 @@ static void fill_polygon(const canvas *c, const int *vx, const int *vy, int n, r
     }
     int ylo = miny < 0 ? 0 : miny;
     int yhi = maxy >= c->h ? c->h - 1 : maxy;
-    int64_t ints[8];
-    if (n > 8)
-        return;
+    int64_t ints[POLY_MAX];
     for (int y = ylo; y <= yhi; y++) {
         int m = 0;
         for (int i = 0; i < n; i++) {
@@ -373,21 +424,93 @@ static void aa_polygon(const canvas *c, const int *vx, const int *vy, int n, rgb
     }
 }
 
+/* One Sutherland-Hodgman pass: the part of polygon (u, v) with u >= bound
+ * (u <= bound if upper), into (ou, ov); returns its vertex count. A vertex
+ * on the clip line is interpolated from the edge's inside end, so a far-away
+ * outside end costs no precision. Keeps the input as it is when all of it is
+ * inside. */
+static int clip_side(const double *u, const double *v, int n, double *ou, double *ov,
+                     double bound, int upper)
+{
+    int m = 0;
+    for (int i = 0; i < n; i++) {
+        const int p = i == 0 ? n - 1 : i - 1;
+        const int in_p = upper ? u[p] <= bound : u[p] >= bound;
+        const int in_i = upper ? u[i] <= bound : u[i] >= bound;
+        if (in_i != in_p && m < POLY_MAX) {
+            const int a = in_i ? i : p, b = in_i ? p : i; /* a inside, b outside */
+            const double t = (bound - u[a]) / (u[b] - u[a]);
+            ou[m] = bound;
+            ov[m] = v[a] + t * (v[b] - v[a]);
+            m++;
+        }
+        if (in_i && m < POLY_MAX) {
+            ou[m] = u[i];
+            ov[m] = v[i];
+            m++;
+        }
+    }
+    return m;
+}
+
 /* What every classic-control scene does for a shape: aapolygon then
- * filled_polygon of the same float points. */
+ * filled_polygon of the same float points (at most 4), truncated to ints as
+ * pygame does, after clipping to the canvas grown by CLIP_MARGIN. */
 static void polygon(const canvas *c, const double *px, const double *py, int n, rgb col)
 {
-    int vx[8], vy[8];
+    double ax[POLY_MAX], ay[POLY_MAX], bx[POLY_MAX], by[POLY_MAX];
+    if (n > 4)
+        return;
     for (int i = 0; i < n; i++) {
-        vx[i] = trunc_coord(px[i]);
-        vy[i] = trunc_coord(py[i]);
+        if (!isfinite(px[i]) || !isfinite(py[i]))
+            return;
+        ax[i] = bound_coord(px[i]);
+        ay[i] = bound_coord(py[i]);
+    }
+    n = clip_side(ax, ay, n, bx, by, -CLIP_MARGIN, 0);
+    n = clip_side(bx, by, n, ax, ay, c->w + CLIP_MARGIN, 1);
+    n = clip_side(ay, ax, n, by, bx, -CLIP_MARGIN, 0);
+    n = clip_side(by, bx, n, ay, ax, c->h + CLIP_MARGIN, 1);
+    if (n == 0)
+        return;
+    int vx[POLY_MAX], vy[POLY_MAX];
+    for (int i = 0; i < n; i++) {
+        vx[i] = (int)ax[i];
+        vy[i] = (int)ay[i];
     }
     if (c->aa)
         aa_polygon(c, vx, vy, n, col);
     fill_polygon(c, vx, vy, n, col);
 }
 
-/* gfxdraw.filled_circle: the midpoint circle, as horizontal spans. */
+/* floor(sqrt(v)), 0 for v <= 0; v < 2^62. */
+static int64_t isqrt64(int64_t v)
+{
+    if (v <= 0)
+        return 0;
+    int64_t s = (int64_t)sqrt((double)v);
+    while (s > 0 && s * s > v)
+        s--;
+    while ((s + 1) * (s + 1) <= v)
+        s++;
+    return s;
+}
+
+/* The midpoint circle's y at x in its first octant: the largest y with
+ * x^2 + y^2 - y < r^2 (its decision variable, solved). */
+static int64_t midpoint_y(int64_t r, int64_t x)
+{
+    return (isqrt64(4 * (r * r - x * x)) + 1) / 2;
+}
+
+/* gfxdraw.filled_circle: SDL_gfx walks the midpoint circle's first octant
+ * (x = 0, 1, ... while x <= y) and at each step draws rows +-x with half
+ * width y (unless x == y) and, when y has just changed, rows +-y with half
+ * width x. Solved per row instead of walked, so only the canvas's rows are
+ * visited: row offset d gets half width midpoint_y(d) from the first kind
+ * (d <= the walk's last x) and the first x at which y reaches d from the
+ * second (d >= the walk's last y), the wider of the two. (Checked against
+ * the walk for every r up to 30000 and sampled r up to 8e6.) r < 2^29. */
 static void fill_circle(const canvas *c, int x, int y, int r, rgb col)
 {
     if (r < 0)
@@ -396,53 +519,60 @@ static void fill_circle(const canvas *c, int x, int y, int r, rgb col)
         put(c, x, y, col);
         return;
     }
-    int cx = 0, cy = r, ocx = -1, ocy = -1;
-    int df = 1 - r, d_e = 3, d_se = -2 * r + 5;
-    do {
-        if (ocy != cy) {
-            if (cy > 0) {
-                hline(c, x - cx, x + cx, y + cy, col);
-                hline(c, x - cx, x + cx, y - cy, col);
-            } else {
-                hline(c, x - cx, x + cx, y, col);
-            }
-            ocy = cy;
+    const int64_t rr = r;
+    int64_t last = (int64_t)(r / sqrt(2.0));
+    while (last > 0 && last > midpoint_y(rr, last))
+        last--;
+    while (last + 1 <= midpoint_y(rr, last + 1))
+        last++;
+    const int64_t y_last = midpoint_y(rr, last);
+    const int row0 = y - r < 0 ? 0 : y - r, row1 = y + r >= c->h ? c->h - 1 : y + r;
+    for (int row = row0; row <= row1; row++) {
+        const int64_t d = row < y ? (int64_t)y - row : (int64_t)row - y;
+        int64_t hw = -1;
+        if (d <= last) {
+            const int64_t my = midpoint_y(rr, d);
+            if (my != d)
+                hw = my;
         }
-        if (ocx != cx) {
-            if (cx != cy) {
-                if (cx > 0) {
-                    hline(c, x - cy, x + cy, y - cx, col);
-                    hline(c, x - cy, x + cy, y + cx, col);
-                } else {
-                    hline(c, x - cy, x + cy, y, col);
-                }
-            }
-            ocx = cx;
+        if (d >= y_last) {
+            const int64_t k = rr * rr - d * d - d;
+            int64_t first_x = isqrt64(k);
+            if (first_x * first_x < k)
+                first_x++;
+            if (first_x > hw)
+                hw = first_x;
         }
-        if (df < 0) {
-            df += d_e;
-            d_e += 2;
-            d_se += 2;
-        } else {
-            df += d_se;
-            d_e += 2;
-            d_se += 4;
-            cy--;
-        }
-        cx++;
-    } while (cx <= cy);
+        if (hw >= 0)
+            hline(c, (int)(x - hw), (int)(x + hw), row, col);
+    }
+}
+
+/* The first step >= i in any of the n ranges [lo[k], hi[k]]; -1 if none. */
+static int next_step(const int *lo, const int *hi, int n, int i)
+{
+    int best = -1;
+    for (int k = 0; k < n; k++) {
+        const int s = lo[k] > i ? lo[k] : i;
+        if (s <= hi[k] && (best < 0 || s < best))
+            best = s;
+    }
+    return best;
 }
 
 /* Stands in for gfxdraw.aacircle (SDL_gfx's Wu ellipse): in each octant, for
  * each step along the major axis, the two pixels around the exact circle,
- * weighted by the fractional part. */
+ * weighted by the fractional part. Only the steps i that can put a pixel on
+ * the canvas (x +- i or y +- i on it) are visited, in order. r < 2^29. */
 static void aa_circle(const canvas *c, int x, int y, int r, rgb col)
 {
     if (r <= 0)
         return;
-    for (int i = 0;; i++) {
+    const int lo[4] = {-x, x - (c->w - 1), -y, y - (c->h - 1)};
+    const int hi[4] = {c->w - 1 - x, x, c->h - 1 - y, y};
+    for (int i = next_step(lo, hi, 4, 0); i >= 0; i = next_step(lo, hi, 4, i + 1)) {
         double e = sqrt((double)r * r - (double)i * i);
-        if (i > e)
+        if (!(i <= e)) /* past the octant (NaN past the radius) */
             break;
         int j = (int)floor(e);
         int a_in = (int)((1.0 - (e - j)) * 255.0), a_out = 255 - a_in;
@@ -460,11 +590,37 @@ static void aa_circle(const canvas *c, int x, int y, int r, rgb col)
     }
 }
 
-static void circle(const canvas *c, int x, int y, int r, rgb col)
+/* A circle too big for the integer algorithms: the pixels within r of the
+ * centre, row by row over the canvas, without an anti-aliased rim. */
+static void fill_disc(const canvas *c, double x, double y, double r, rgb col)
 {
-    if (c->aa)
-        aa_circle(c, x, y, r, col);
-    fill_circle(c, x, y, r, col);
+    for (int row = 0; row < c->h; row++) {
+        const double d = fabs(row - y);
+        if (!(d <= r))
+            continue;
+        const double hw = floor(sqrt(r - d) * sqrt(r + d));
+        hline(c, clamp_trunc(x - hw, -1, c->w), clamp_trunc(x + hw, -1, c->w), row, col);
+    }
+}
+
+/* What every scene does for a circle: aacircle then filled_circle at
+ * (int(x), int(y)) with radius int(r). */
+static void circle(const canvas *c, double x, double y, double r, rgb col)
+{
+    if (!isfinite(x) || !isfinite(y) || !isfinite(r))
+        return;
+    x = trunc(bound_coord(x));
+    y = trunc(bound_coord(y));
+    r = trunc(bound_coord(r));
+    if (r < 0)
+        return;
+    if (fabs(x) <= CIRCLE_INT_MAX && fabs(y) <= CIRCLE_INT_MAX && r <= CIRCLE_INT_MAX) {
+        if (c->aa)
+            aa_circle(c, (int)x, (int)y, (int)r, col);
+        fill_circle(c, (int)x, (int)y, (int)r, col);
+        return;
+    }
+    fill_disc(c, x, y, r, col);
 }
 
 /* pygame.math.Vector2((x, y)).rotate_rad(angle). */
@@ -534,7 +690,7 @@ static void draw_cartpole(const canvas *c, const ccgym_cartpole_state *s,
     rect_polygon(c, -polewidth / 2, polewidth / 2, polelen - polewidth / 2, -polewidth / 2,
                  -s->theta, cartx, carty + axleoffset, pole);
     const rgb axle = {129, 132, 203};
-    circle(c, trunc_coord(cartx), trunc_coord(carty + axleoffset), (int)(polewidth / 2), axle);
+    circle(c, cartx, carty + axleoffset, polewidth / 2, axle);
     hline(c, 0, c->w, (int)carty, BLACK);
 }
 
@@ -573,19 +729,17 @@ static void draw_mountain_car(const canvas *c, double pos, double min_position,
     for (int k = 0; k < 2; k++) {
         double wx, wy;
         rotate(wheel_x[k], 0, angle, &wx, &wy);
-        circle(c, trunc_coord(wx + base_x), trunc_coord(wy + base_y), (int)(carheight / 2.5),
-               wheel);
+        circle(c, wx + base_x, wy + base_y, carheight / 2.5, wheel);
     }
 
-    const int flagx = trunc_coord((goal_position - min_position) * scale);
-    const int flagy1 = trunc_coord(mc_height(goal_position) * scale);
-    const int flagy2 = flagy1 + 50;
-    vline(c, flagx, flagy1, flagy2, BLACK);
+    /* Gymnasium takes int() of these, then adds in Python ints */
+    const double flagx = trunc((goal_position - min_position) * scale);
+    const double flagy1 = trunc(mc_height(goal_position) * scale);
+    const double flagy2 = flagy1 + 50;
+    vline_f(c, flagx, flagy1, flagy2, BLACK);
     const rgb flag = {204, 204, 0};
-    const int fx[3] = {flagx, flagx, flagx + 25}, fy[3] = {flagy2, flagy2 - 10, flagy2 - 5};
-    if (c->aa)
-        aa_polygon(c, fx, fy, 3, flag);
-    fill_polygon(c, fx, fy, 3, flag);
+    const double fx[3] = {flagx, flagx, flagx + 25}, fy[3] = {flagy2, flagy2 - 10, flagy2 - 5};
+    polygon(c, fx, fy, 3, flag);
 }
 
 /* The torque icon, s x s, flipped as Gymnasium flips it, alpha-blitted. */
@@ -597,9 +751,12 @@ static void blit_icon(const canvas *c, const ccgym_render_icon *icon, int size, 
     if (size > icon->max_size)
         size = icon->max_size;
     const uint8_t *img = icon->rgba + icon->offset[size];
-    for (int j = 0; j < size; j++) {
+    int i0 = 0, i1 = size - 1, j0 = 0, j1 = size - 1; /* the part on the canvas */
+    clip_steps(left, 1, c->w, &i0, &i1);
+    clip_steps(top, 1, c->h, &j0, &j1);
+    for (int j = j0; j <= j1; j++) {
         const uint8_t *row = img + (size_t)(size - 1 - j) * (size_t)size * 4; /* vertical flip */
-        for (int i = 0; i < size; i++) {
+        for (int i = i0; i <= i1; i++) {
             const uint8_t *q = row + (size_t)(flip_x ? size - 1 - i : i) * 4;
             const rgb col = {q[0], q[1], q[2]};
             blend(c, left + i, top + j, col, q[3]);
@@ -617,18 +774,20 @@ static void draw_pendulum(const canvas *c, const ccgym_pendulum_state *s,
     const rgb red = {204, 77, 77};
     const double angle = s->th + M_PI / 2;
     rect_polygon(c, 0, rod_length, rod_width / 2, -rod_width / 2, angle, offset, offset, red);
-    circle(c, offset, offset, (int)(rod_width / 2), red);
+    circle(c, offset, offset, rod_width / 2, red);
     double ex, ey;
     rotate(rod_length, 0, angle, &ex, &ey);
-    circle(c, trunc_coord(ex + offset), trunc_coord(ey + offset), (int)(rod_width / 2), red);
+    circle(c, ex + offset, ey + offset, rod_width / 2, red);
 
     /* last_u is a float32 in Gymnasium, so numpy 2 computes the size in float32 */
     if (icon != NULL && !isnan(s->last_u)) {
-        float size_f = (float)scale * fabsf((float)s->last_u) / 2.0f;
+        /* a double beyond float's range would convert undefined: it saturates */
+        const double u = fabs(s->last_u);
+        float size_f = u <= FLT_MAX ? (float)scale * (float)u / 2.0f : INFINITY;
         int size = size_f < 100000.0f ? (int)size_f : 100000;
         blit_icon(c, icon, size, s->last_u > 0, offset - size / 2, offset - size / 2);
     }
-    circle(c, offset, offset, (int)(0.05 * scale), BLACK);
+    circle(c, offset, offset, 0.05 * scale, BLACK);
 }
 
 static void draw_acrobot(const canvas *c, const ccgym_acrobot_state *st,
@@ -644,13 +803,13 @@ static void draw_acrobot(const canvas *c, const ccgym_acrobot_state *st,
     const double xs[2] = {0, p1y}, ys[2] = {0, p1x};
     const double thetas[2] = {s[0] - M_PI / 2, s[0] + s[1] - M_PI / 2};
     const double lens[2] = {p->link_length_1 * scale, p->link_length_2 * scale};
-    line(c, trunc_coord(-2.2 * scale + offset), trunc_coord(1 * scale + offset),
-         trunc_coord(2.2 * scale + offset), trunc_coord(1 * scale + offset), BLACK);
+    /* pygame.draw.line between points of the same y */
+    hline_f(c, -2.2 * scale + offset, 2.2 * scale + offset, 1 * scale + offset, BLACK);
     const rgb link = {0, 204, 204}, joint = {204, 204, 0};
     for (int k = 0; k < 2; k++) {
         double x = xs[k] + offset, y = ys[k] + offset;
         rect_polygon(c, 0, lens[k], 0.1 * scale, -0.1 * scale, thetas[k], x, y, link);
-        circle(c, trunc_coord(x), trunc_coord(y), (int)(0.1 * scale), joint);
+        circle(c, x, y, 0.1 * scale, joint);
     }
 }
 
