@@ -256,8 +256,16 @@ def snapshot(env: Any) -> dict | None:
     u = env.unwrapped
     if hasattr(u, "get_state"):
         return u.get_state()
-    core = getattr(u, "_core", None)
+    core = _core_of(u)
     return None if core is None else core.get_state()
+
+
+def _core_of(u: Any) -> Any:
+    for name in ("batch", "_core"):
+        core = getattr(u, name, None)
+        if core is not None and hasattr(core, "get_state"):
+            return core
+    return None
 
 
 def restore(env: Any, snap: dict) -> None:
@@ -265,7 +273,7 @@ def restore(env: Any, snap: dict) -> None:
     if hasattr(u, "set_state"):
         u.set_state(snap)
     else:
-        u._core.set_state(snap)
+        _core_of(u).set_state(snap)
 
 
 def snapshots_equal(a: dict | None, b: dict | None) -> bool:

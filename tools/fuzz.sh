@@ -43,7 +43,9 @@ if [[ "$MODE" == bounded ]]; then
   export CCGYM_FUZZ_SEED=${CCGYM_FUZZ_SEED:-0}
   echo "fuzz.sh: bounded run, seed $CCGYM_FUZZ_SEED, $CCGYM_FUZZ_EXAMPLES examples x" \
     "$CCGYM_FUZZ_STEPS steps per machine"
-  exec tools/sanitize.sh "$TEST" -s "$@"
+  status=0
+  tools/sanitize.sh "$TEST" -s "$@" || status=$?
+  exit $status  # (not exec: the EXIT trap removes the temporary venv)
 fi
 
 export CCGYM_FUZZ_EXAMPLES=${CCGYM_FUZZ_EXAMPLES:-100}
@@ -54,7 +56,7 @@ round=0
 while (( $(date +%s) < END )); do
   round=$(( round + 1 ))
   echo "fuzz.sh: long run, round $round ($(( (END - $(date +%s)) / 60 )) min left)"
-  tools/sanitize.sh "$TEST" -s "$@"
+  tools/sanitize.sh "$TEST" -s "$@"  # a failure ends the run (set -e)
   export SANITIZE_SKIP_BUILD=1  # built once, by the first round
 done
 echo "fuzz.sh: $round rounds in $MINUTES min, no failure"
