@@ -78,8 +78,9 @@ RENDER_TIMEOUT = float(os.environ.get("CCGYM_FUZZ_RENDER_TIMEOUT", 20))
 TRACE = os.environ.get("CCGYM_FUZZ_TRACE")
 MACHINES = ("single", "vector", "sb3", "ceiling")
 # Input classes to leave out, to look past a known bug (comma-separated):
-# byteorder, unaligned, resize (resizing or reshaping handed-out arrays in
-# place), interrupt, state, physics, nocopy (vector envs with copy=False).
+# byteorder, unaligned, resize (resizing, reshaping or freezing handed-out
+# arrays in place), interrupt, state, physics, nocopy (vector envs with
+# copy=False).
 AVOID = set(filter(None, os.environ.get("CCGYM_FUZZ_AVOID", "").split(",")))
 
 ENV_IDS = list(ccgym.ENV_IDS)
@@ -512,7 +513,7 @@ class Base(RuleBasedStateMachine):
         (Resized straight off the call, with no other reference held, as in
         `env.step(a)[0].resize(1)`: numpy's refcheck refuses otherwise.)"""
         try:
-            if how in ("resize", "reshape") and "resize" in AVOID:
+            if how in ("resize", "reshape", "freeze") and "resize" in AVOID:
                 how = "view"  # (the call is still made: the reference took it too)
             if how == "resize":
                 get().resize(size)
