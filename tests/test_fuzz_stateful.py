@@ -47,7 +47,6 @@ import random
 import signal
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 import warnings
@@ -172,7 +171,8 @@ class Arr:
 
     def __repr__(self) -> str:
         return (f"Arr({list(self.values)!r}, dtype={self.dtype!r}, shape={self.shape}, "
-                f"layout={self.layout!r}{', offset=%d' % self.offset if self.layout == 'unaligned' else ''})")
+                f"layout={self.layout!r}"
+                f"{f', offset={self.offset}' if self.layout == 'unaligned' else ''})")
 
 
 def describe(x: Any) -> str:
@@ -719,7 +719,8 @@ class SingleMachine(Base):
         ops = {"step": lambda: raw.step(action), "reset": lambda: raw.reset(seed=3),
                "get_state": raw.get_state, "set_state": lambda: raw.set_state(before)}
         hits, busy = STORM.run(ops[op], 0.15, interval)
-        assert not busy, f"an interrupted {op} left the env busy ({hits} interrupted calls): {busy[0]}"
+        assert not busy, (
+            f"an interrupted {op} left the env busy ({hits} interrupted calls): {busy[0]}")
         try:
             raw.set_state(before)
         except RuntimeError as e:
@@ -938,7 +939,8 @@ class VectorMachine(Base):
         ops = {"step": lambda: self.env.step(a), "reset": lambda: self.env.reset(seed=3),
                "get_state": self.env.get_state, "set_state": lambda: self.env.set_state(before)}
         hits, busy = STORM.run(ops[op], 0.15, interval)
-        assert not busy, f"an interrupted {op} left the env busy ({hits} interrupted calls): {busy[0]}"
+        assert not busy, (
+            f"an interrupted {op} left the env busy ({hits} interrupted calls): {busy[0]}")
         try:
             self.env.set_state(before)
         except RuntimeError as e:
@@ -1029,7 +1031,8 @@ class SB3Machine(Base):
         a = self.valid_action()
         ops = {"step": lambda: self.env.step(a), "reset": self.env.reset}
         hits, busy = STORM.run(ops[op], 0.15, interval)
-        assert not busy, f"an interrupted {op} left the env busy ({hits} interrupted calls): {busy[0]}"
+        assert not busy, (
+            f"an interrupted {op} left the env busy ({hits} interrupted calls): {busy[0]}")
         try:
             restore(self.env, before)
         except RuntimeError as e:
