@@ -423,7 +423,7 @@ cdef class Batch:
     and cleared in compiled code around a ``try``/``finally``, so no
     exception (KeyboardInterrupt, an asynchronous exception, an error in a
     hook) can leave it held. :meth:`exclusive` runs a front end's compound
-    operation under it; the holding thread may nest calls.
+    operation under it, within which its thread may nest calls.
 
     Errors: ``reset_needed_error`` (stepping before reset; default
     RuntimeError) and ``invalid_action_error`` (a bad single-env action;
@@ -448,7 +448,7 @@ cdef class Batch:
     cdef public bint closed
     cdef public bint has_reset
     cdef int _depth                 # the guard: calls under way in the holding thread
-    cdef unsigned long _owner       # that thread
+    cdef unsigned long _owner       # the thread running exclusive(), else 0
     cdef public object after_terminated_hook
     cdef public object infos_hook
     cdef public object reset_needed_error
@@ -681,17 +681,18 @@ cdef class Batch:
     cdef inline int _enter(self, bint allow_closed) except -1:
         """Claims the batch. Callers do `self._enter(..)` then at once
         `try: ... finally: self._depth -= 1`, with no Python code between:
-        nothing can leave the guard held. The holding thread may nest calls
-        (a front end's compound operation under exclusive()); another thread
+        nothing can leave the guard held. Inside exclusive() its thread may
+        nest calls (a front end's compound operation); any other call while
+        the guard is held (another thread, or a hook re-entering a step)
         gets a RuntimeError."""
         if self.closed and not allow_closed:
             raise RuntimeError("the environment is closed")
-        cdef unsigned long me = PyThread_get_thread_ident()
         if self._depth:
-            if self._owner != me:
+            # Nested: allowed only inside exclusive(), in the thread that runs it.
+            if self._owner == 0 or self._owner != PyThread_get_thread_ident():
                 raise RuntimeError(_BUSY)
         else:
-            self._owner = me
+            self._owner = 0
         self._depth += 1
         return 0
 
@@ -705,6 +706,8 @@ cdef class Batch:
         calls (seeding then resetting, say) is one call for other threads."""
         self._enter(True)
         try:
+            if self._depth == 1:
+                self._owner = PyThread_get_thread_ident()
             return fn(*args)
         finally:
             self._depth -= 1
@@ -1035,7 +1038,9 @@ cdef class Batch:
         cdef uint8_t was_done = self._b.pending_reset[0]
         with nogil:
             ccgym_batch_step(self._def, &self._b, a, 1)
-        out = self._obs0()
+        cdef cnp.npy_intp dim = self.obs_dim
+        cdef cnp.ndarray out = cnp.PyArray_SimpleNew(1, &dim, cnp.NPY_FLOAT32)
+        memcpy(cnp.PyArray_DATA(out), self._b.obs, sizeof(float) * self.obs_dim)
         cdef double reward = self._b.reward[0]
         cdef bint term = self._b.terminated[0] != 0
         if term and was_done and self.after_terminated_hook is not None:
