@@ -1,13 +1,13 @@
 """The kernel-level ratio to the ceiling, in one process: the C step of the
-real path (Batch.step_unchecked: driver + kernel, no action check, no
-copies) and the ceiling loop, 16 steps each, in turn, 60 times; medians.
+real path (Batch.step on checked arrays, copy=False: driver + kernel + the
+fast accept of the action check, no copies) and the ceiling loop, 16 steps each, in turn, 60 times; medians.
 
     python tools/ceiling_ratio.py MountainCarContinuous-v0 [num_envs] [--layers]
 
 `ccgym bench --ceiling` measures the whole VectorEnv.step instead (Python
 layers and output arrays included), a few percent lower at N=16384.
 --layers times every layer in between too, interleaved the same way:
-Batch.step_collect without and with copy, VectorEnv.step without and with
+Batch.step without and with copy, VectorEnv.step without and with
 copy (one env each, so copy=False and copy=True see the same states).
 """
 import statistics
@@ -34,15 +34,13 @@ def main():
     drawn = harness.draw_actions(env.action_space)
     checked = [env.batch.check_actions(a) for a in drawn]
     env.reset(seed=0)
-    layers = {"kernel (Batch.step_unchecked)": _loop(env.batch.step_unchecked, checked)}
+    layers = {"kernel (Batch.step, checked actions)": _loop(env.batch.step, checked)}
     if "--layers" in sys.argv:
         copied = ccgym.make_vec(env_id, num_envs=n)
         copied.reset(seed=0)
         layers.update({
-            "Batch.step_collect, copy=False": _loop(lambda a: env.batch.step_collect(a, False),
-                                                    drawn),
-            "Batch.step_collect, copy=True": _loop(lambda a: copied.batch.step_collect(a, True),
-                                                   drawn),
+            "Batch.step, copy=False": _loop(env.batch.step, drawn),
+            "Batch.step, copy=True": _loop(copied.batch.step, drawn),
             "VectorEnv.step, copy=False": _loop(env.step, drawn),
             "VectorEnv.step, copy=True": _loop(copied.step, drawn),
         })

@@ -7,13 +7,13 @@ import os
 import sys
 
 import numpy as np
-from gymnasium.error import InvalidAction, ResetNeeded
 
 cimport numpy as cnp
 from libc.stdint cimport INT64_MIN, int64_t, uint8_t, uint32_t, uint64_t, uintptr_t
+from libc.stdlib cimport calloc, free
 from libc.string cimport memcpy
+from cpython.pythread cimport PyThread_get_thread_ident
 from cpython.object cimport PyObject
-from cpython.tuple cimport PyTuple_GET_ITEM
 
 
 cdef extern from "Python.h":
@@ -109,7 +109,7 @@ def fast_sincos(x, int isa=-1):
 
 # Reusing handed-out output arrays rests on reference counts, which a
 # free-threaded build does not keep in one plain field: there it is off.
-_REUSE_OUTPUTS = getattr(sys, "_is_gil_enabled", lambda: True)()
+cdef bint _REUSE_OUTPUTS = getattr(sys, "_is_gil_enabled", lambda: True)()
 
 
 def _aligned_zeros(Py_ssize_t nbytes, Py_ssize_t align=64):
@@ -161,19 +161,274 @@ cdef void _init_one_params(str kind, void *ptr, double[::1] v) except *:
                                   v[5], v[6], v[7], v[8], v[9], <int>v[10], <int>v[11])
 
 
+# ------------------------------------------------------------ owned memory
+# Everything C reads or writes lives in memory the core allocated itself and
+# keeps alive: a _Block. What users receive are numpy views whose base is the
+# block (never OWNDATA, so .resize raises; reshaping or re-flagging a view
+# changes only that view object, never the pointers C uses), and a block is
+# freed only when the core and every view of it are gone.
+
+cdef class _Block:
+    """One zeroed allocation, its data 64-byte aligned, owned by the core."""
+    cdef void *_raw
+    cdef char *data
+    cdef size_t nbytes
+
+    def __cinit__(self, size_t nbytes):
+        self._raw = calloc(nbytes + 64, 1)
+        if self._raw == NULL:
+            raise MemoryError(f"cannot allocate {nbytes} bytes")
+        self.data = <char *>((<uintptr_t>self._raw + 63) & ~(<uintptr_t>63))
+        self.nbytes = nbytes
+
+    def __dealloc__(self):
+        free(self._raw)
+
+
+cdef inline size_t _round64(size_t n) noexcept nogil:
+    return (n + 63) & ~(<size_t>63)
+
+
+cdef cnp.ndarray _view(_Block block, size_t offset, int nd, cnp.npy_intp *dims, int typenum,
+                       bint writeable):
+    """A C-contiguous view of block's memory at offset, kept alive by it.
+    Read-only views stay read-only: a block exports no buffer, so numpy
+    refuses to set WRITEABLE on them."""
+    cdef cnp.ndarray arr = cnp.PyArray_New(
+        cnp.ndarray, nd, dims, typenum, NULL, block.data + offset, 0,
+        cnp.NPY_ARRAY_CARRAY if writeable else cnp.NPY_ARRAY_CARRAY_RO, None)
+    cnp.set_array_base(arr, block)
+    return arr
+
+
+cdef enum:
+    _REAL = 0
+    _INTEGER = 1
+    _EXACT = 2
+
+
+cdef inline bint _canonical(object obj, int typenum, Py_ssize_t d0, Py_ssize_t d1,
+                            bint flat_ok) noexcept:
+    """Whether obj is already what C may read as it is: exactly an ndarray of
+    typenum in native byte order, aligned, C-contiguous, of shape (d0,)
+    (d1 < 0) or (d0, d1) (or (d0,) too when flat_ok). The one fast accept of
+    every array that reaches C; told apart without Python-level lookups."""
+    if not cnp.PyArray_CheckExact(obj):
+        return False
+    cdef cnp.ndarray a = <cnp.ndarray>obj
+    cdef int nd = cnp.PyArray_NDIM(a)
+    if (cnp.PyArray_TYPE(a) != typenum or not cnp.PyArray_ISNOTSWAPPED(a)
+            or not cnp.PyArray_ISALIGNED(a) or not cnp.PyArray_IS_C_CONTIGUOUS(a)
+            or nd < 1 or nd > 2 or cnp.PyArray_DIM(a, 0) != d0):
+        return False
+    if d1 < 0:
+        return nd == 1
+    return (nd == 2 and cnp.PyArray_DIM(a, 1) == d1) or (nd == 1 and flat_ok)
+
+
+cdef object _c_input(object obj, int typenum, Py_ssize_t d0, Py_ssize_t d1, bint flat_ok,
+                     int kinds, str what):
+    """THE way an array reaches C (actions, masks, snapshot arrays): obj
+    itself when it is canonical (see _canonical), else a converted copy, else
+    a clear error. `kinds`: _REAL (float/int values cast to typenum, out of
+    range -> inf as numpy casts), _INTEGER (integers only, cast to typenum),
+    _EXACT (typenum itself, any byte order). Raises TypeError for a wrong
+    dtype and ValueError for a wrong shape, naming `what`."""
+    if _canonical(obj, typenum, d0, d1, flat_ok):
+        return obj
+    target = cnp.PyArray_DescrFromType(typenum)
+    if isinstance(obj, np.ndarray):
+        arr = obj
+    elif kinds == _EXACT:
+        raise TypeError(f"{what} must be a numpy array of dtype {target}, got "
+                        f"{type(obj).__name__}")
+    else:
+        try:
+            arr = np.asarray(obj)
+        except Exception as e:  # ragged lists and the like
+            raise TypeError(f"{what} must be an array of "
+                            f"{'integers' if kinds == _INTEGER else 'floats'}: {e}") from None
+    dt = arr.dtype
+    if kinds == _EXACT:
+        ok = dt.newbyteorder("=") == target
+    elif kinds == _INTEGER:
+        ok = dt.kind in "iu"  # bool too is refused: Gymnasium's Discrete rejects np.bool_
+    else:
+        ok = dt.kind in "fiu"
+    if not ok:
+        raise TypeError(_dtype_message(what, kinds, target, dt))
+    shape = arr.shape
+    if not ((d1 < 0 and shape == (d0,)) or (d1 >= 0 and shape == (d0, d1))
+            or (flat_ok and shape == (d0,))):
+        expected = (int(d0),) if d1 < 0 else (int(d0), int(d1))
+        raise ValueError(f"expected {what} of shape {expected}, got {shape}")
+    if kinds == _INTEGER and dt.kind == "u" and arr.size and arr.max() > np.iinfo(np.int64).max:
+        raise ValueError(f"actions out of range: {arr.max()}")
+    with np.errstate(over="ignore"):  # as numpy casts: out of range -> inf
+        arr = np.array(arr, dtype=target, order="C", copy=True)
+    if not _canonical(arr, typenum, d0, d1, flat_ok):  # a fresh copy always is
+        raise SystemError(f"ccgym could not convert {what} to a C array")
+    return arr
+
+
+cdef str _dtype_message(str what, int kinds, target, dt):
+    if kinds == _INTEGER:
+        return f"discrete {what} must be integers, got an array of dtype {dt}"
+    if kinds == _REAL:
+        return f"continuous {what} must be real numbers, got an array of dtype {dt}"
+    return f"{what} must be an array of dtype {target}, got {dt}"
+
+
+cdef class _Outputs:
+    """One set of step outputs (obs, reward, terminated, truncated) in one
+    block, with the views of it that the core hands out. A set is reused only
+    when nothing but this object refers to the block or its views."""
+    cdef _Block block
+    cdef float *obs
+    cdef double *reward
+    cdef uint8_t *terminated
+    cdef uint8_t *truncated
+    cdef object v_obs, v_reward, v_terminated, v_truncated
+    cdef Py_ssize_t n
+    cdef int obs_dim
+    cdef size_t o_reward, o_terminated, o_truncated, nbytes
+
+    def __cinit__(self, Py_ssize_t n, int obs_dim):
+        self.n = n
+        self.obs_dim = obs_dim
+        self.o_reward = _round64(n * obs_dim * sizeof(float))
+        self.o_terminated = self.o_reward + _round64(n * sizeof(double))
+        self.o_truncated = self.o_terminated + _round64(n)
+        self.nbytes = self.o_truncated + n
+        self.block = _Block(self.nbytes)
+        self.obs = <float *>self.block.data
+        self.reward = <double *>(self.block.data + self.o_reward)
+        self.terminated = <uint8_t *>(self.block.data + self.o_terminated)
+        self.truncated = <uint8_t *>(self.block.data + self.o_truncated)
+        self.v_obs = self._make(0)
+        self.v_reward = self._make(1)
+        self.v_terminated = self._make(2)
+        self.v_truncated = self._make(3)
+
+    cdef cnp.ndarray _make(self, int k):
+        cdef cnp.npy_intp dims[2]
+        dims[0] = self.n
+        dims[1] = self.obs_dim
+        if k == 0:
+            return _view(self.block, 0, 2, dims, cnp.NPY_FLOAT32, True)
+        if k == 1:
+            return _view(self.block, self.o_reward, 1, dims, cnp.NPY_FLOAT64, True)
+        return _view(self.block, self.o_terminated if k == 2 else self.o_truncated, 1, dims,
+                     cnp.NPY_BOOL, True)
+
+    cdef inline bint unreferenced(self) noexcept:
+        """Nothing but this object refers to the memory: the block is held by
+        it and its four views only (numpy's view bases end at the block or at
+        one of the views), and each view only by it."""
+        return (_REUSE_OUTPUTS and Py_REFCNT(<PyObject *>self.block) == 5
+                and Py_REFCNT(<PyObject *>self.v_obs) == 1
+                and Py_REFCNT(<PyObject *>self.v_reward) == 1
+                and Py_REFCNT(<PyObject *>self.v_terminated) == 1
+                and Py_REFCNT(<PyObject *>self.v_truncated) == 1)
+
+    cdef inline bint _intact(self, object v, int k) noexcept:
+        """Whether the cached view v is still as made (a caller may have
+        reshaped it, changed its dtype or frozen it in place)."""
+        cdef cnp.ndarray a = <cnp.ndarray>v
+        return (cnp.PyArray_TYPE(a) == (cnp.NPY_FLOAT32 if k == 0 else
+                                        cnp.NPY_FLOAT64 if k == 1 else cnp.NPY_BOOL)
+                and cnp.PyArray_NDIM(a) == (2 if k == 0 else 1)
+                and cnp.PyArray_DIM(a, 0) == self.n
+                and (k != 0 or cnp.PyArray_DIM(a, 1) == self.obs_dim)
+                and cnp.PyArray_ISWRITEABLE(a) and cnp.PyArray_IS_C_CONTIGUOUS(a)
+                and cnp.PyArray_ISNOTSWAPPED(a))
+
+    cdef tuple handout(self):
+        """(obs, reward, terminated, truncated) views, remade where a caller
+        changed one in place."""
+        if not self._intact(self.v_obs, 0):
+            self.v_obs = self._make(0)
+        if not self._intact(self.v_reward, 1):
+            self.v_reward = self._make(1)
+        if not self._intact(self.v_terminated, 2):
+            self.v_terminated = self._make(2)
+        if not self._intact(self.v_truncated, 3):
+            self.v_truncated = self._make(3)
+        return (self.v_obs, self.v_reward, self.v_terminated, self.v_truncated)
+
+    cdef object obs_view(self):
+        if not self._intact(self.v_obs, 0):
+            self.v_obs = self._make(0)
+        return self.v_obs
+
+    cdef object readonly(self, int k):
+        cdef cnp.npy_intp dims[2]
+        dims[0] = self.n
+        dims[1] = self.obs_dim
+        if k == 0:
+            return _view(self.block, 0, 2, dims, cnp.NPY_FLOAT32, False)
+        if k == 1:
+            return _view(self.block, self.o_reward, 1, dims, cnp.NPY_FLOAT64, False)
+        return _view(self.block, self.o_terminated if k == 2 else self.o_truncated, 1, dims,
+                     cnp.NPY_BOOL, False)
+
+    cdef void copy_from(self, _Outputs other) noexcept:
+        memcpy(self.block.data, other.block.data, self.nbytes)
+
+
+_BUSY = ("this environment is being stepped or reset by another thread; ccgym envs are not "
+         "thread-safe: give each thread its own env")
+
+# Offsets of the per-instance arrays in a Batch's block, in this order.
+cdef enum:
+    _M_STATE = 0
+    _M_RNG = 1
+    _M_START = 2
+    _M_PENDING = 3
+    _M_RETURN = 4
+    _M_FINAL_OBS = 5
+    _M_FINAL_RETURN = 6
+    _M_FINAL_LENGTH = 7
+    _M_COUNT = 8
+
+
 cdef class Batch:
     """N instances of one classic-control env, stepped and reset by C.
 
-    Buffers (numpy arrays, allocated once and overwritten in place):
-    ``obs`` (N, obs_dim) float32, ``reward`` (N,) float64, ``terminated`` and
-    ``truncated`` (N,) bool, ``final_obs`` (N, obs_dim) float32 (SAME_STEP
-    autoreset: the observation before the reset), ``final_return`` and
-    ``final_length`` (N,) (return and length of an episode that ended this
-    step), ``episode_return`` (the running episode's return),
-    ``episode_start`` (the step count at each instance's last reset),
-    ``pending_reset`` (done, not yet reset). ``elapsed`` (steps since reset,
-    also ``episode_length``) is computed from ``episode_start`` on each read:
-    the C step keeps no per-instance step counter.
+    Memory: the core allocates everything C reads and writes and keeps it
+    alive; every array attribute is a read-only view of it (a new view on
+    each read: ``.resize`` raises, reshaping or re-flagging it changes only
+    that view): ``obs`` (N, obs_dim) float32, ``reward`` (N,) float64,
+    ``terminated`` and ``truncated`` (N,) bool (the last step's or reset's
+    outputs), ``final_obs`` (N, obs_dim) float32 (SAME_STEP autoreset: the
+    observation before the reset), ``final_return`` and ``final_length``
+    (N,) (return and length of an episode that ended this step),
+    ``episode_return`` (the running episode's return), ``episode_start``
+    (the step count at each instance's last reset), ``pending_reset`` (done,
+    not yet reset), ``state_buffer`` and ``rng_state``. ``elapsed`` (steps
+    since reset, also ``episode_length``) is computed on each read.
+
+    Inputs: every action, mask and snapshot array reaches C through one
+    check (dtype and native byte order, alignment, C-contiguity, shape),
+    converted as Gymnasium would accept it or refused with TypeError or
+    ValueError.
+
+    Outputs of ``step`` and ``reset``: with ``copy_outputs`` (default) the
+    returned arrays are the caller's: never written again while anything
+    refers to them (an output set nothing refers to any more is reused);
+    without, they are the core's own views, overwritten by the next call.
+
+    Concurrency: one guard. Every call that reads or changes the batch holds
+    it; a call from a second thread meanwhile raises RuntimeError. It is set
+    and cleared in compiled code around a ``try``/``finally``, so no
+    exception (KeyboardInterrupt, an asynchronous exception, an error in a
+    hook) can leave it held. :meth:`exclusive` runs a front end's compound
+    operation under it, within which its thread may nest calls.
+
+    Errors: ``reset_needed_error`` (stepping before reset; default
+    RuntimeError) and ``invalid_action_error`` (a bad single-env action;
+    default ValueError) are the classes raised, so a front end can make them
+    its framework's.
 
     ``precision`` (read-only): "exact" (bit-exact with Gymnasium) or "fast"
     (vectorised kernels within the bound documented in ccgym.vector).
@@ -192,17 +447,18 @@ cdef class Batch:
     cdef readonly double default_b
     cdef public bint closed
     cdef public bint has_reset
-    cdef bint _busy
+    cdef int _depth                 # the guard: calls under way in the holding thread
+    cdef unsigned long _owner       # the thread running exclusive(), else 0
     cdef public object after_terminated_hook
     cdef public object infos_hook
+    cdef public object reset_needed_error
+    cdef public object invalid_action_error
     cdef public bint copy_outputs
     cdef readonly object params_buffer
-    cdef readonly object state_buffer
-    cdef readonly object rng_state
-    cdef readonly object obs, reward, terminated, truncated, final_obs
-    cdef readonly object final_return, final_length
-    cdef readonly object episode_return, episode_start, pending_reset
-    cdef tuple _spare  # the output arrays handed out by the step before last
+    cdef _Block _mem                # state, RNG and the per-instance bookkeeping
+    cdef size_t _off[_M_COUNT + 1]
+    cdef _Outputs _cur              # the outputs C writes into
+    cdef _Outputs _spare            # the set handed out before (copy_outputs)
     cdef int64_t _single_action_i
     cdef float _single_action_f
 
@@ -233,45 +489,54 @@ cdef class Batch:
         self.default_b = self._def.default_b
         self.closed = False
         self.has_reset = False
+        self._depth = 0
         self.after_terminated_hook = None
         self.infos_hook = None
+        self.reset_needed_error = RuntimeError
+        self.invalid_action_error = ValueError
         self.copy_outputs = True
 
         self._init_params(params)
-        self.state_buffer = _aligned_zeros(num_envs * self._def.state_size)
-        # PCG64 state and increment as little-endian 128-bit integers:
-        # columns (state_lo, state_hi, inc_lo, inc_hi).
-        self.rng_state = _aligned_zeros(num_envs * 32).view(np.uint64).reshape(num_envs, 4)
-        self.obs = np.zeros((num_envs, self.obs_dim), dtype=np.float32)
-        self.final_obs = np.zeros((num_envs, self.obs_dim), dtype=np.float32)
-        self.reward = np.zeros(num_envs, dtype=np.float64)
-        self.terminated = np.zeros(num_envs, dtype=np.bool_)
-        self.truncated = np.zeros(num_envs, dtype=np.bool_)
-        self.final_return = np.zeros(num_envs, dtype=np.float64)
-        self.final_length = np.zeros(num_envs, dtype=np.int64)
-        self.episode_return = np.zeros(num_envs, dtype=np.float64)
-        self.episode_start = np.zeros(num_envs, dtype=np.int64)
-        self.pending_reset = np.zeros(num_envs, dtype=np.bool_)
-
+        cdef size_t n = num_envs
+        cdef size_t sizes[_M_COUNT]
+        sizes[_M_STATE] = n * self._def.state_size
+        sizes[_M_RNG] = n * 32  # PCG64 (state_lo, state_hi, inc_lo, inc_hi) as uint64
+        sizes[_M_START] = n * 8
+        sizes[_M_PENDING] = n
+        sizes[_M_RETURN] = n * 8
+        sizes[_M_FINAL_OBS] = n * self.obs_dim * 4
+        sizes[_M_FINAL_RETURN] = n * 8
+        sizes[_M_FINAL_LENGTH] = n * 8
+        cdef int k
+        self._off[0] = 0
+        for k in range(_M_COUNT):
+            self._off[k + 1] = self._off[k] + _round64(sizes[k])
+        self._mem = _Block(self._off[_M_COUNT])
+        self._cur = _Outputs(num_envs, self.obs_dim)
+        self._spare = None
+        cdef char *m = self._mem.data
         self._b.n = num_envs
-        self._b.state = cnp.PyArray_DATA(self.state_buffer)
-        self._b.rng = <ccgym_pcg64 *>cnp.PyArray_DATA(self.rng_state)
-        self._b.episode_start = <int64_t *>cnp.PyArray_DATA(self.episode_start)
+        self._b.state = m + self._off[_M_STATE]
+        self._b.rng = <ccgym_pcg64 *>(m + self._off[_M_RNG])
+        self._b.episode_start = <int64_t *>(m + self._off[_M_START])
         self._b.t = 0
         self._b.start_bound = 0
         self._b.check_truncation = 0
-        self._b.pending_reset = <uint8_t *>cnp.PyArray_DATA(self.pending_reset)
-        self._b.episode_return = <double *>cnp.PyArray_DATA(self.episode_return)
+        self._b.pending_reset = <uint8_t *>(m + self._off[_M_PENDING])
+        self._b.episode_return = <double *>(m + self._off[_M_RETURN])
         self._b.max_episode_steps = max_episode_steps
         self._b.autoreset_mode = autoreset_mode
-        self._b.obs = <float *>cnp.PyArray_DATA(self.obs)
-        self._b.reward = <double *>cnp.PyArray_DATA(self.reward)
-        self._b.terminated = <uint8_t *>cnp.PyArray_DATA(self.terminated)
-        self._b.truncated = <uint8_t *>cnp.PyArray_DATA(self.truncated)
-        self._b.final_obs = <float *>cnp.PyArray_DATA(self.final_obs)
-        self._b.final_return = <double *>cnp.PyArray_DATA(self.final_return)
-        self._b.final_length = <int64_t *>cnp.PyArray_DATA(self.final_length)
+        self._b.final_obs = <float *>(m + self._off[_M_FINAL_OBS])
+        self._b.final_return = <double *>(m + self._off[_M_FINAL_RETURN])
+        self._b.final_length = <int64_t *>(m + self._off[_M_FINAL_LENGTH])
+        self._point_outputs()
         self.seed_entropy()
+
+    cdef inline void _point_outputs(self) noexcept:
+        self._b.obs = self._cur.obs
+        self._b.reward = self._cur.reward
+        self._b.terminated = self._cur.terminated
+        self._b.truncated = self._cur.truncated
 
     cdef _init_params(self, dict p):
         fields = PARAM_FIELDS[self.kind]
@@ -301,17 +566,94 @@ cdef class Batch:
 
     def set_params(self, dict params):
         """Replaces the physical parameters (takes effect from the next step)."""
-        self._enter()
+        self._enter(False)
         try:
             self._init_params(params)
         finally:
-            self._busy = False
+            self._depth -= 1
+
+    # ------------------------------------------------------ array attributes
+    cdef cnp.ndarray _mem_view(self, int which, bint writeable):
+        cdef cnp.npy_intp dims[2]
+        cdef int nd = 1
+        cdef int typenum
+        dims[0] = self.num_envs
+        if which == _M_STATE:
+            dims[0] = self.num_envs * self._def.state_size
+            typenum = cnp.NPY_UINT8
+        elif which == _M_RNG:
+            nd = 2
+            dims[1] = 4
+            typenum = cnp.NPY_UINT64
+        elif which == _M_PENDING:
+            typenum = cnp.NPY_BOOL
+        elif which == _M_RETURN or which == _M_FINAL_RETURN:
+            typenum = cnp.NPY_FLOAT64
+        elif which == _M_FINAL_OBS:
+            nd = 2
+            dims[1] = self.obs_dim
+            typenum = cnp.NPY_FLOAT32
+        else:
+            typenum = cnp.NPY_INT64
+        return _view(self._mem, self._off[which], nd, dims, typenum, writeable)
+
+    @property
+    def obs(self):
+        """The last observations (a read-only view)."""
+        return self._cur.readonly(0)
+
+    @property
+    def reward(self):
+        return self._cur.readonly(1)
+
+    @property
+    def terminated(self):
+        return self._cur.readonly(2)
+
+    @property
+    def truncated(self):
+        return self._cur.readonly(3)
+
+    @property
+    def final_obs(self):
+        return self._mem_view(_M_FINAL_OBS, False)
+
+    @property
+    def final_return(self):
+        return self._mem_view(_M_FINAL_RETURN, False)
+
+    @property
+    def final_length(self):
+        return self._mem_view(_M_FINAL_LENGTH, False)
+
+    @property
+    def episode_return(self):
+        return self._mem_view(_M_RETURN, False)
+
+    @property
+    def episode_start(self):
+        return self._mem_view(_M_START, False)
+
+    @property
+    def pending_reset(self):
+        return self._mem_view(_M_PENDING, False)
+
+    @property
+    def state_buffer(self):
+        """The C state structs as bytes (read-only; see state_view)."""
+        return self._mem_view(_M_STATE, False)
+
+    @property
+    def rng_state(self):
+        """(N, 4) uint64: PCG64 state and increment as little-endian 128-bit
+        integers (state_lo, state_hi, inc_lo, inc_hi); read-only."""
+        return self._mem_view(_M_RNG, False)
 
     @property
     def elapsed(self):
         """Steps since each instance's last reset: a new int64 array, computed
         from episode_start and the batch's step count."""
-        return np.int64(self._b.t) - self.episode_start
+        return np.int64(self._b.t) - self._mem_view(_M_START, False)
 
     @property
     def episode_length(self):
@@ -326,41 +668,73 @@ cdef class Batch:
     def autoreset_mode(self):
         return self._b.autoreset_mode
 
-    cdef inline int _check_open(self) except -1:
-        if self.closed:
+    def state_view(self, fields):
+        """A writeable structured view of the C state structs; `fields` is a
+        numpy dtype that matches the env's C state struct (the live state:
+        writing it sets the physics state)."""
+        dt = np.dtype(fields)
+        if dt.itemsize != self._def.state_size:
+            raise ValueError("state dtype does not match the C struct size")
+        return self._mem_view(_M_STATE, True).view(dt)
+
+    # ------------------------------------------------------------- the guard
+    cdef inline int _enter(self, bint allow_closed) except -1:
+        """Claims the batch. Callers do `self._enter(..)` then at once
+        `try: ... finally: self._depth -= 1`, with no Python code between:
+        nothing can leave the guard held. Inside exclusive() its thread may
+        nest calls (a front end's compound operation); any other call while
+        the guard is held (another thread, or a hook re-entering a step)
+        gets a RuntimeError."""
+        if self.closed and not allow_closed:
             raise RuntimeError("the environment is closed")
-        if self._busy:
-            raise RuntimeError(
-                "this environment is being stepped or reset by another thread; ccgym envs "
-                "are not thread-safe: give each thread its own env")
+        if self._depth:
+            # Nested: allowed only inside exclusive(), in the thread that runs it.
+            if self._owner == 0 or self._owner != PyThread_get_thread_ident():
+                raise RuntimeError(_BUSY)
+        else:
+            self._owner = 0
+        self._depth += 1
         return 0
 
-    cdef inline int _enter(self) except -1:
-        """Claims the batch for a call that changes it. The flag goes up before
-        any validation (which may run Python code or release the GIL) and the
-        caller lowers it in a finally: a second thread gets a RuntimeError."""
-        self._check_open()
-        self._busy = True
-        return 0
+    @property
+    def busy(self):
+        """Whether a call holds the guard (in any thread)."""
+        return self._depth > 0
+
+    def exclusive(self, fn, *args):
+        """fn(*args) under the guard: a front end's operation of several core
+        calls (seeding then resetting, say) is one call for other threads."""
+        self._enter(True)
+        try:
+            if self._depth == 1:
+                self._owner = PyThread_get_thread_ident()
+            return fn(*args)
+        finally:
+            self._depth -= 1
+
+    def check_open(self):
+        """Raises RuntimeError when closed, or when another thread holds the guard."""
+        self._enter(False)
+        self._depth -= 1
 
     # ---------------------------------------------------------------- seeding
     def seed_entropy(self, mask=None):
         """Seeds instances (all, or where mask is True) from OS entropy, as
         numpy's SeedSequence() does with no seed."""
-        self._enter()
+        self._enter(False)
         try:
             self._seed_entropy(mask)
         finally:
-            self._busy = False
+            self._depth -= 1
 
-    def _seed_entropy(self, mask):
+    cdef _seed_entropy(self, mask):
         cdef cnp.ndarray words = np.frombuffer(os.urandom(16 * self.num_envs),
                                                dtype=np.uint32).reshape(self.num_envs, 4).copy()
         cdef const uint32_t *w = <const uint32_t *>cnp.PyArray_DATA(words)
         cdef uint8_t *m = NULL
         cdef cnp.ndarray marr
         if mask is not None:
-            marr = self._as_mask(mask)
+            marr = self._mask(mask)
             m = <uint8_t *>cnp.PyArray_DATA(marr)
         cdef Py_ssize_t i
         with nogil:
@@ -370,13 +744,13 @@ cdef class Batch:
 
     def seed_range(self, seed, mask=None):
         """Seeds instance i with seed + i (all, or where mask is True)."""
-        self._enter()
+        self._enter(False)
         try:
             self._seed_range(seed, mask)
         finally:
-            self._busy = False
+            self._depth -= 1
 
-    def _seed_range(self, seed, mask):
+    cdef _seed_range(self, seed, mask):
         cdef Py_ssize_t i
         cdef cnp.ndarray marr
         cdef const uint8_t *m
@@ -388,11 +762,12 @@ cdef class Batch:
             with nogil:
                 ccgym_pcg64_seed_range(self._b.rng, base, self._b.n)
             return
-        marr = self._as_mask(mask) if mask is not None else np.ones(self.num_envs, np.bool_)
+        marr = self._mask(mask) if mask is not None else np.ones(self.num_envs, np.bool_)
         m = <const uint8_t *>cnp.PyArray_DATA(marr)
-        for i in range(self.num_envs):
+        words = [int_seed_words(seed + i) if m[i] else None for i in range(self.num_envs)]
+        for i in range(self.num_envs):  # all checked first: then C only
             if m[i]:
-                self._seed_one(i, seed + i)
+                self._seed_words(i, words[i])
 
     cdef int _check_index(self, Py_ssize_t i) except -1:
         if not 0 <= i < self.num_envs:
@@ -402,28 +777,37 @@ cdef class Batch:
     def seed_one(self, Py_ssize_t i, seed):
         """Seeds instance i with an integer seed (numpy SeedSequence semantics)."""
         self._check_index(i)
-        self._enter()
+        self._enter(False)
         try:
-            self._seed_one(i, seed)
+            self._seed_words(i, int_seed_words(seed))
         finally:
-            self._busy = False
+            self._depth -= 1
 
-    cdef _seed_one(self, Py_ssize_t i, seed):
-        cdef cnp.ndarray words = int_seed_words(seed)
+    cdef void _seed_words(self, Py_ssize_t i, cnp.ndarray words) noexcept:
         ccgym_pcg64_seed_words(&self._b.rng[i], <const uint32_t *>cnp.PyArray_DATA(words),
-                               words.shape[0])
+                               cnp.PyArray_DIM(words, 0))
 
     def get_rng(self, Py_ssize_t i):
         """(state, inc) of instance i's PCG64 as Python ints, numpy's convention."""
         self._check_index(i)
-        row = self.rng_state[i]
+        cdef const uint64_t *row = <const uint64_t *>(self._mem.data + self._off[_M_RNG]) + 4 * i
         return (int(row[0]) | (int(row[1]) << 64), int(row[2]) | (int(row[3]) << 64))
 
     def set_rng(self, Py_ssize_t i, state, inc):
         """Sets instance i's PCG64 state and increment (Python ints)."""
         self._check_index(i)
         mask = (1 << 64) - 1
-        self.rng_state[i] = (state & mask, state >> 64, inc & mask, inc >> 64)
+        cdef uint64_t w0 = state & mask, w1 = (state >> 64) & mask
+        cdef uint64_t w2 = inc & mask, w3 = (inc >> 64) & mask
+        self._enter(True)
+        try:
+            row = <uint64_t *>(self._mem.data + self._off[_M_RNG]) + 4 * i
+            row[0] = w0
+            row[1] = w1
+            row[2] = w2
+            row[3] = w3
+        finally:
+            self._depth -= 1
 
     def rng_uniform(self, Py_ssize_t i, Py_ssize_t count):
         """Draws `count` next_double values from instance i (for tests)."""
@@ -433,42 +817,78 @@ cdef class Batch:
         out = np.empty(count, dtype=np.float64)
         cdef double[::1] o = out
         cdef Py_ssize_t k
-        for k in range(count):
-            o[k] = ccgym_pcg64_next_double(&self._b.rng[i])
+        self._enter(True)
+        try:
+            for k in range(count):
+                o[k] = ccgym_pcg64_next_double(&self._b.rng[i])
+        finally:
+            self._depth -= 1
         return out
 
     # ------------------------------------------------------------ reset, step
-    cdef cnp.ndarray _as_mask(self, mask):
+    cdef cnp.ndarray _mask(self, mask):
         if not isinstance(mask, np.ndarray) or mask.dtype != np.bool_:
             raise TypeError(f"reset_mask must be a numpy array of dtype bool, got {mask!r}")
-        if mask.shape != (self.num_envs,):
-            raise ValueError(
-                f"reset_mask must have shape ({self.num_envs},), got {mask.shape}")
-        return np.ascontiguousarray(mask)
+        return _c_input(mask, cnp.NPY_BOOL, self.num_envs, -1, False, _EXACT, "reset_mask")
+
+    cdef int _writable_outputs(self, bint carry) except -1:
+        """With copy_outputs, makes the current output set one nothing else
+        refers to before C writes part of it (a reset, a restore), carrying
+        the current values over when `carry`."""
+        cdef _Outputs fresh
+        if not self.copy_outputs or self._cur.unreferenced():
+            return 0
+        if self._spare is not None and self._spare.unreferenced():
+            fresh = self._spare
+        else:
+            fresh = _Outputs(self.num_envs, self.obs_dim)
+        if carry:
+            fresh.copy_from(self._cur)
+        self._spare = self._cur
+        self._cur = fresh
+        self._point_outputs()
+        return 0
+
+    cdef int _fresh_outputs(self) except -1:
+        """With copy_outputs, before a step (which writes every output of
+        every instance): the current set if nothing refers to it any more
+        (still in cache), else the one handed out before if that is free,
+        else a new one."""
+        if not self.copy_outputs or self._cur.unreferenced():
+            return 0
+        cdef _Outputs prev = self._cur
+        if self._spare is not None and self._spare.unreferenced():
+            self._cur = self._spare
+        else:
+            self._cur = _Outputs(self.num_envs, self.obs_dim)
+        self._spare = prev
+        self._point_outputs()
+        return 0
 
     def reset(self, mask=None, a=None, b=None):
         """Resets all instances (or where mask is True) with reset bounds (a, b),
-        the env's defaults when None."""
-        self._enter()
+        the env's defaults when None; returns the observations (see the
+        class docstring for who owns them)."""
+        self._enter(False)
         try:
             self._reset(mask, a, b)
+            return self._cur.obs_view()
         finally:
-            self._busy = False
+            self._depth -= 1
 
     def reset1(self, seed, a=None, b=None):
-        """The single-env reset in one call (so that no call from another
-        thread lands in the middle): seeds instance 0 when `seed` is not
-        None, resets it with bounds (a, b) (the env's defaults when None) and
-        returns a copy of its observation."""
-        self._enter()
+        """The single-env reset in one call: seeds instance 0 when `seed` is
+        not None, resets it with bounds (a, b) (the env's defaults when None)
+        and returns a copy of its observation."""
+        self._enter(False)
         try:
             if seed is not None:
-                self._seed_one(0, seed)
+                self._seed_words(0, int_seed_words(seed))
             self._reset(None, a, b)
             self.has_reset = True
-            return self.obs_single()
+            return self._obs0()
         finally:
-            self._busy = False
+            self._depth -= 1
 
     cdef int _reset(self, mask, a, b) except -1:
         cdef double da = self._def.default_a if a is None else a
@@ -476,239 +896,82 @@ cdef class Batch:
         cdef cnp.ndarray marr
         cdef const uint8_t *m = NULL
         if mask is not None:
-            marr = self._as_mask(mask)
+            marr = self._mask(mask)
             m = <const uint8_t *>cnp.PyArray_DATA(marr)
-        if self.copy_outputs:
-            self._new_outputs(True)  # a reset must not write into handed-out arrays
+        self._writable_outputs(mask is not None)  # never into handed-out arrays
         with nogil:
             ccgym_batch_reset(self._def, &self._b, m, da, db, self.num_threads)
         return 0
 
-    cdef cnp.ndarray _discrete_actions(self, actions):
-        if isinstance(actions, np.ndarray):
-            arr = actions
-        else:
-            try:
-                arr = np.asarray(actions)
-            except Exception as e:  # ragged lists and the like
-                raise TypeError(f"actions must be an array of integers: {e}") from None
-        if arr.dtype.kind not in "iu":  # bool too: Gymnasium's Discrete rejects np.bool_
-            raise TypeError(
-                f"discrete actions must be integers, got an array of dtype {arr.dtype}")
-        if arr.ndim != 1 or arr.shape[0] != self.num_envs:
-            raise ValueError(
-                f"expected actions of shape ({self.num_envs},), got {arr.shape}")
-        if arr.dtype != np.int64 or not arr.flags.c_contiguous:
-            if arr.dtype.kind == "u" and arr.size and arr.max() > self.n_actions:
-                raise ValueError(f"actions out of range [0, {self.n_actions}): {arr.max()}")
-            arr = np.ascontiguousarray(arr, dtype=np.int64)
-        cdef const int64_t *a = <const int64_t *>cnp.PyArray_DATA(<cnp.ndarray>arr)
-        cdef Py_ssize_t i, bad = -1
-        cdef int64_t n = self.n_actions
-        with nogil:
-            if not ccgym_discrete_in_range(a, self._b.n, n):
-                for i in range(self._b.n):
-                    if a[i] < 0 or a[i] >= n:
-                        bad = i
-                        break
-        if bad >= 0:
-            raise ValueError(
-                f"action {a[bad]} at index {bad} is outside the action space "
-                f"Discrete({self.n_actions})")
-        return arr
+    cdef object _actions(self, actions):
+        """The one check of a batch of actions: `actions` itself when C can
+        read it as it is (the fast accept), else converted or refused."""
+        cdef object arr
+        if self.action_dim == 0:
+            arr = _c_input(actions, cnp.NPY_INT64, self.num_envs, -1, False, _INTEGER,
+                           "actions")
+            if not ccgym_discrete_in_range(<const int64_t *>cnp.PyArray_DATA(<cnp.ndarray>arr),
+                                           self._b.n, self.n_actions):
+                self._range_error(arr)
+            return arr
+        return _c_input(actions, cnp.NPY_FLOAT32, self.num_envs, self.action_dim,
+                        self.action_dim == 1, _REAL, "actions")
 
-    cdef cnp.ndarray _continuous_actions(self, actions):
-        if isinstance(actions, np.ndarray):
-            arr = actions
-        else:
-            try:
-                arr = np.asarray(actions)
-            except Exception as e:
-                raise TypeError(f"actions must be an array of floats: {e}") from None
-        if arr.dtype.kind not in "fiu":
-            raise TypeError(
-                f"continuous actions must be real numbers, got an array of dtype {arr.dtype}")
-        expected = (self.num_envs, self.action_dim)
-        if arr.shape != expected and not (self.action_dim == 1 and arr.shape == expected[:1]):
-            raise ValueError(f"expected actions of shape {expected}, got {arr.shape}")
-        if arr.dtype != np.float32 or not arr.flags.c_contiguous:
-            with np.errstate(over="ignore"):
-                arr = np.ascontiguousarray(arr, dtype=np.float32)
-        return arr
+    cdef int _range_error(self, cnp.ndarray arr) except -1:
+        cdef const int64_t *a = <const int64_t *>cnp.PyArray_DATA(arr)
+        cdef Py_ssize_t i
+        for i in range(self.num_envs):
+            if a[i] < 0 or a[i] >= self.n_actions:
+                raise ValueError(
+                    f"action {a[i]} at index {i} is outside the action space "
+                    f"Discrete({self.n_actions})")
+        return 0
 
     def check_actions(self, actions):
-        """Validates a batch of actions and returns them as a contiguous array
-        of the kernel's dtype (int64 or float32)."""
-        if self.action_dim == 0:
-            return self._discrete_actions(actions)
-        return self._continuous_actions(actions)
+        """A batch of actions as C reads it: a C-contiguous, aligned, native
+        int64 (discrete) or float32 array; raises TypeError or ValueError."""
+        return self._actions(actions)
 
-    def step(self, actions):
-        """Steps every instance with `actions` (validated), filling the buffers."""
-        cdef cnp.ndarray arr
-        cdef const void *a
-        self._enter()
-        try:
-            arr = self.check_actions(actions)
-            a = cnp.PyArray_DATA(arr)
-            with nogil:
-                ccgym_batch_step(self._def, &self._b, a, self.num_threads)
-        finally:
-            self._busy = False
-
-    def step_unchecked(self, cnp.ndarray actions):
-        """Steps with an array returned by check_actions: only its dtype, size
-        and layout are checked, not the action values (for benchmarks)."""
-        cdef int typenum = cnp.NPY_INT64 if self.action_dim == 0 else cnp.NPY_FLOAT32
-        cdef Py_ssize_t size = self.num_envs * (self.action_dim if self.action_dim else 1)
-        if (cnp.PyArray_TYPE(actions) != typenum or cnp.PyArray_SIZE(actions) != size
-                or not cnp.PyArray_IS_C_CONTIGUOUS(actions)):
-            raise ValueError("step_unchecked takes the array check_actions returned")
-        cdef const void *a = cnp.PyArray_DATA(actions)
-        self._enter()
+    cdef tuple _step(self, actions):
+        cdef object arr = self._actions(actions)  # may run Python code: first
+        cdef const void *a = cnp.PyArray_DATA(<cnp.ndarray>arr)
+        self._fresh_outputs()
         with nogil:
             ccgym_batch_step(self._def, &self._b, a, self.num_threads)
-        self._busy = False
+        return self._cur.handout()
 
-    def step_collect(self, actions, bint copy=True):
-        """Validates and steps every instance; returns (obs, reward, terminated,
-        truncated): fresh copies, or the internal buffers when copy is False."""
-        cdef cnp.ndarray arr
-        cdef const void *a
-        self._enter()
+    def step(self, actions):
+        """Steps every instance with `actions` (checked); returns (obs,
+        reward, terminated, truncated) (see the class docstring for who
+        owns them)."""
+        self._enter(False)
         try:
-            arr = self._validated(actions)
-            a = cnp.PyArray_DATA(arr)
-            if copy:
-                # C writes every output of every instance on a step, so it can
-                # write straight into fresh arrays that are then the caller's.
-                self._new_outputs(False)
-            with nogil:
-                ccgym_batch_step(self._def, &self._b, a, self.num_threads)
+            return self._step(actions)
         finally:
-            self._busy = False
-        return self.obs, self.reward, self.terminated, self.truncated
-
-    cdef cnp.ndarray _validated(self, actions):
-        cdef cnp.ndarray arr
-        if (self.action_dim == 0 and type(actions) is np.ndarray
-                and cnp.PyArray_TYPE(<cnp.ndarray>actions) == cnp.NPY_INT64
-                and cnp.PyArray_NDIM(<cnp.ndarray>actions) == 1
-                and cnp.PyArray_DIM(<cnp.ndarray>actions, 0) == self.num_envs
-                and cnp.PyArray_IS_C_CONTIGUOUS(<cnp.ndarray>actions)):
-            arr = <cnp.ndarray>actions
-            if not ccgym_discrete_in_range(<const int64_t *>cnp.PyArray_DATA(arr), self._b.n,
-                                           self.n_actions):
-                self._discrete_actions(actions)  # raises with the details
-        elif self.action_dim > 0 and self._ready_continuous(actions):
-            arr = <cnp.ndarray>actions  # what _continuous_actions returns as it is
-        else:
-            arr = self.check_actions(actions)
-        return arr
-
-    cdef inline bint _ready_continuous(self, actions):
-        """Whether `actions` is already a C-contiguous float32 array of shape
-        (N, action_dim) (or (N,) when action_dim is 1): the common case, told
-        apart without Python-level attribute lookups."""
-        if type(actions) is not np.ndarray:
-            return False
-        cdef cnp.ndarray a = <cnp.ndarray>actions
-        cdef int nd = cnp.PyArray_NDIM(a)
-        return (cnp.PyArray_TYPE(a) == cnp.NPY_FLOAT32 and cnp.PyArray_IS_C_CONTIGUOUS(a)
-                and (nd == 1 or nd == 2) and cnp.PyArray_DIM(a, 0) == self.num_envs
-                and ((nd == 2 and cnp.PyArray_DIM(a, 1) == self.action_dim)
-                     or (nd == 1 and self.action_dim == 1)))
-
-    cdef _new_outputs(self, bint keep):
-        """Points the batch at new obs/reward/terminated/truncated arrays
-        (copies of the current ones when keep), leaving the arrays handed out
-        before untouched by later steps and resets. A step (not keep) instead
-        reuses arrays nothing but this core refers to any more (no caller,
-        no view of them): the current ones when the caller let go of them at
-        once (written again in place, still in cache), else those handed out
-        the step before last. Nobody can see the difference, and the
-        allocations and page faults are saved."""
-        cdef cnp.npy_intp dims[2]
-        dims[0] = self.num_envs
-        dims[1] = self.obs_dim
-        cdef PyObject *arrays[4]
-        if not keep and _REUSE_OUTPUTS:
-            arrays[0] = <PyObject *>self.obs
-            arrays[1] = <PyObject *>self.reward
-            arrays[2] = <PyObject *>self.terminated
-            arrays[3] = <PyObject *>self.truncated
-            if self._unreferenced(arrays):
-                return
-        cdef tuple handed_out = (self.obs, self.reward, self.terminated, self.truncated)
-        if keep:
-            self.obs = cnp.PyArray_NewCopy(<cnp.ndarray>self.obs, cnp.NPY_CORDER)
-            self.reward = cnp.PyArray_NewCopy(<cnp.ndarray>self.reward, cnp.NPY_CORDER)
-            self.terminated = cnp.PyArray_NewCopy(<cnp.ndarray>self.terminated, cnp.NPY_CORDER)
-            self.truncated = cnp.PyArray_NewCopy(<cnp.ndarray>self.truncated, cnp.NPY_CORDER)
-        elif self._spare is not None and self._spare_unreferenced():
-            self.obs, self.reward, self.terminated, self.truncated = self._spare
-        else:
-            self.obs = cnp.PyArray_EMPTY(2, dims, cnp.NPY_FLOAT32, 0)
-            self.reward = cnp.PyArray_EMPTY(1, dims, cnp.NPY_FLOAT64, 0)
-            self.terminated = cnp.PyArray_EMPTY(1, dims, cnp.NPY_BOOL, 0)
-            self.truncated = cnp.PyArray_EMPTY(1, dims, cnp.NPY_BOOL, 0)
-        self._spare = handed_out if _REUSE_OUTPUTS else None
-        self._b.obs = <float *>cnp.PyArray_DATA(<cnp.ndarray>self.obs)
-        self._b.reward = <double *>cnp.PyArray_DATA(<cnp.ndarray>self.reward)
-        self._b.terminated = <uint8_t *>cnp.PyArray_DATA(<cnp.ndarray>self.terminated)
-        self._b.truncated = <uint8_t *>cnp.PyArray_DATA(<cnp.ndarray>self.truncated)
-
-    cdef bint _spare_unreferenced(self):
-        cdef PyObject *arrays[4]
-        cdef int k
-        for k in range(4):
-            arrays[k] = PyTuple_GET_ITEM(self._spare, k)
-        return self._unreferenced(arrays)
-
-    cdef bint _unreferenced(self, PyObject **arrays):
-        """Whether each of the four output arrays (obs, reward, terminated,
-        truncated) has a reference count of 1 (the one this core holds: no
-        caller, no view, no buffer export) and is still the writeable,
-        C-contiguous, data-owning array of the shape and dtype it was made
-        with (a caller may have reshaped or frozen it in place)."""
-        cdef int k
-        cdef int typenums[4]
-        typenums[0] = cnp.NPY_FLOAT32
-        typenums[1] = cnp.NPY_FLOAT64
-        typenums[2] = cnp.NPY_BOOL
-        typenums[3] = cnp.NPY_BOOL
-        for k in range(4):
-            if Py_REFCNT(arrays[k]) != 1:
-                return False
-        for k in range(4):
-            a = <cnp.ndarray>arrays[k]
-            if (cnp.PyArray_TYPE(a) != typenums[k] or cnp.PyArray_NDIM(a) != (2 if k == 0 else 1)
-                    or cnp.PyArray_DIM(a, 0) != self.num_envs
-                    or (k == 0 and cnp.PyArray_DIM(a, 1) != self.obs_dim)
-                    or not cnp.PyArray_ISWRITEABLE(a) or not cnp.PyArray_IS_C_CONTIGUOUS(a)
-                    or not cnp.PyArray_CHKFLAGS(a, cnp.NPY_ARRAY_OWNDATA)):
-                return False
-        return True
+            self._depth -= 1
 
     def vector_step(self, actions):
-        """The vector-env step in one call: checks order and autoreset state,
-        steps, and returns (obs, reward, terminated, truncated, infos) with
-        copies unless `copy_outputs` is False. `infos` is {} unless
-        `infos_hook` is set, which then builds it (SAME_STEP final
-        observations, episode statistics) when an episode ended."""
-        if not self.has_reset:
-            self._check_open()
-            raise ResetNeeded("Cannot call step() before calling reset()")
-        if self._b.autoreset_mode == CCGYM_AUTORESET_DISABLED and self.any_pending():
-            done = np.flatnonzero(self.pending_reset)
-            raise RuntimeError(
-                f"instances {done[:10].tolist()} are done and autoreset is disabled: reset "
-                "them with reset(options={'reset_mask': mask}) before stepping")
-        out = self.step_collect(actions, self.copy_outputs)
-        infos = {}
-        if self.infos_hook is not None and self._any_done():
-            self.infos_hook(infos)
-        return out + (infos,)
+        """step() as a vector env does it: refuses a step before the first
+        reset (reset_needed_error) and, with autoreset disabled, while an
+        instance is done; returns (obs, reward, terminated, truncated,
+        infos). `infos` is {} unless `infos_hook` is set, which then fills
+        it (under the guard) when an episode ended."""
+        self._enter(False)
+        try:
+            if not self.has_reset:
+                raise self.reset_needed_error("Cannot call step() before calling reset()")
+            if self._b.autoreset_mode == CCGYM_AUTORESET_DISABLED and self._any_pending():
+                done = np.flatnonzero(self.pending_reset)
+                raise RuntimeError(
+                    f"instances {done[:10].tolist()} are done and autoreset is disabled: "
+                    "reset them with reset(options={'reset_mask': mask}) before stepping")
+            out = self._step(actions)
+            infos = {}
+            if self.infos_hook is not None and self._any_done():
+                self.infos_hook(infos)
+            return out + (infos,)
+        finally:
+            self._depth -= 1
 
     cdef bint _any_done(self):
         cdef Py_ssize_t i
@@ -719,6 +982,9 @@ cdef class Batch:
 
     def any_pending(self):
         """Whether an instance is done and not yet reset (DISABLED mode)."""
+        return self._any_pending()
+
+    cdef bint _any_pending(self):
         cdef const uint8_t *p = self._b.pending_reset
         cdef Py_ssize_t i
         for i in range(self.num_envs):
@@ -727,21 +993,20 @@ cdef class Batch:
         return False
 
     def step1(self, action):
-        """The single-env step: validates `action` like Gymnasium's action space,
-        steps instance 0 and returns (obs copy, reward, terminated, False, {}).
-        Calls `after_terminated_hook()` when an instance that had already
-        terminated terminates again (CartPole warns there, as Gymnasium does)."""
-        if not self.has_reset:
-            raise ResetNeeded("Cannot call env.step() before calling env.reset()")
-        self._enter()
+        """The single-env step: checks `action` like Gymnasium's action space
+        (invalid_action_error), steps instance 0 and returns (obs copy,
+        reward, terminated, False, {}). Calls `after_terminated_hook()` when
+        an instance that had already terminated terminates again."""
+        self._enter(False)
         try:
+            if not self.has_reset:
+                raise self.reset_needed_error("Cannot call env.step() before calling env.reset()")
             return self._step1(action)
         finally:
-            self._busy = False
+            self._depth -= 1
 
     cdef tuple _step1(self, action):
         cdef const void *a
-        cdef uint8_t was_done = self._b.pending_reset[0]
         if self.action_dim == 0:
             if type(action) is int or isinstance(action, (int, np.integer)) or (
                     type(action) is np.ndarray and (<cnp.ndarray>action).ndim == 0
@@ -751,49 +1016,48 @@ cdef class Batch:
                 except OverflowError:
                     self._single_action_i = -1
                 if self._single_action_i < 0 or self._single_action_i >= self.n_actions:
-                    raise InvalidAction(
+                    raise self.invalid_action_error(
                         f"{action!r} is outside the action space Discrete({self.n_actions})")
             else:
-                raise InvalidAction(
+                raise self.invalid_action_error(
                     f"{action!r} ({type(action).__name__}) is not a valid action for "
                     f"Discrete({self.n_actions}): expected an integer")
             a = &self._single_action_i
         else:
-            if (type(action) is np.ndarray and cnp.PyArray_TYPE(<cnp.ndarray>action) == cnp.NPY_FLOAT32
-                    and cnp.PyArray_NDIM(<cnp.ndarray>action) == 1
-                    and cnp.PyArray_DIM(<cnp.ndarray>action, 0) == 1):
-                self._single_action_f = (<float *>cnp.PyArray_DATA(<cnp.ndarray>action))[0]
-            else:
-                try:
-                    arr = np.asarray(action)
-                except Exception as e:
-                    raise InvalidAction(f"{action!r} is not a valid action: {e}") from None
-                if arr.dtype.kind not in "fiu" or arr.shape != (1,):
-                    raise InvalidAction(
-                        f"{action!r} is not a valid action: expected an array of shape (1,) "
-                        "of real numbers")
+            if not _canonical(action, cnp.NPY_FLOAT32, 1, -1, False):
                 # float32, the action space's dtype (Gymnasium computes in the
                 # dtype it is given: parity holds for float32 actions).
-                with np.errstate(over="ignore"):  # as numpy casts: out of range -> inf
-                    self._single_action_f = arr.astype(np.float32)[0]
+                try:
+                    action = _c_input(action, cnp.NPY_FLOAT32, 1, -1, False, _REAL, "action")
+                except (TypeError, ValueError) as e:
+                    raise self.invalid_action_error(
+                        f"{action!r} is not a valid action: expected an array of shape (1,) "
+                        f"of real numbers ({e})") from None
+            self._single_action_f = (<const float *>cnp.PyArray_DATA(<cnp.ndarray>action))[0]
             a = &self._single_action_f
+        cdef uint8_t was_done = self._b.pending_reset[0]
         with nogil:
             ccgym_batch_step(self._def, &self._b, a, 1)
         cdef cnp.npy_intp dim = self.obs_dim
         cdef cnp.ndarray out = cnp.PyArray_SimpleNew(1, &dim, cnp.NPY_FLOAT32)
         memcpy(cnp.PyArray_DATA(out), self._b.obs, sizeof(float) * self.obs_dim)
+        cdef double reward = self._b.reward[0]
         cdef bint term = self._b.terminated[0] != 0
         if term and was_done and self.after_terminated_hook is not None:
             self.after_terminated_hook()
-        return out, self._b.reward[0], term, False, {}
+        return out, reward, term, False, {}
 
-    def obs_single(self):
-        """A copy of instance 0's observation."""
+    cdef cnp.ndarray _obs0(self):
         cdef cnp.npy_intp dim = self.obs_dim
         cdef cnp.ndarray out = cnp.PyArray_SimpleNew(1, &dim, cnp.NPY_FLOAT32)
         memcpy(cnp.PyArray_DATA(out), self._b.obs, sizeof(float) * self.obs_dim)
         return out
 
+    def obs_single(self):
+        """A copy of instance 0's observation."""
+        return self._obs0()
+
+    # ---------------------------------------------------------------- snapshots
     # Everything that evolves (not the parameters): enough to clone a batch,
     # roll it forward and come back exactly.
     _STATE_ARRAYS = ("state_buffer", "rng_state", "elapsed", "pending_reset",
@@ -805,23 +1069,49 @@ cdef class Batch:
         RNG, elapsed steps, pending autoresets, episode statistics and last
         outputs. Allowed on a closed batch (reading is harmless), not while
         another thread changes it."""
-        if self._busy:
-            self._check_open()  # raises the busy error
-        snap = {"kind": self.kind, "num_envs": self.num_envs, "has_reset": self.has_reset}
-        for name in Batch._STATE_ARRAYS:
-            snap[name] = getattr(self, name).copy()
-        return snap
+        self._enter(True)
+        try:
+            snap = {"kind": self.kind, "num_envs": self.num_envs, "has_reset": self.has_reset}
+            for name in Batch._STATE_ARRAYS:
+                snap[name] = np.array(getattr(self, name))
+            return snap
+        finally:
+            self._depth -= 1
+
+    cdef tuple _snapshot_spec(self, str name):
+        """(typenum, d0, d1, where C keeps it) of a snapshot entry."""
+        n = self.num_envs
+        if name == "state_buffer":
+            return cnp.NPY_UINT8, n * self._def.state_size, -1, _M_STATE
+        if name == "rng_state":
+            return cnp.NPY_UINT64, n, 4, _M_RNG
+        if name == "elapsed":
+            return cnp.NPY_INT64, n, -1, _M_START
+        if name == "pending_reset":
+            return cnp.NPY_BOOL, n, -1, _M_PENDING
+        if name in ("episode_return", "final_return"):
+            return cnp.NPY_FLOAT64, n, -1, (_M_RETURN if name == "episode_return"
+                                           else _M_FINAL_RETURN)
+        if name == "final_obs":
+            return cnp.NPY_FLOAT32, n, self.obs_dim, _M_FINAL_OBS
+        if name == "final_length":
+            return cnp.NPY_INT64, n, -1, _M_FINAL_LENGTH
+        if name == "obs":
+            return cnp.NPY_FLOAT32, n, self.obs_dim, -1
+        if name == "reward":
+            return cnp.NPY_FLOAT64, n, -1, -2
+        return cnp.NPY_BOOL, n, -1, (-3 if name == "terminated" else -4)
 
     def set_state(self, snap):
         """Restores a snapshot taken by get_state from a batch of the same kind
         and size. Every entry is checked before anything is written."""
-        self._enter()
+        self._enter(False)
         try:
             self._set_state(snap)
         finally:
-            self._busy = False
+            self._depth -= 1
 
-    def _set_state(self, snap):
+    cdef _set_state(self, snap):
         if not isinstance(snap, dict):
             raise TypeError(f"state must be a dict from get_state(), got {type(snap).__name__}")
         if snap.get("kind") != self.kind or snap.get("num_envs") != self.num_envs:
@@ -829,39 +1119,56 @@ cdef class Batch:
                 f"state is for {snap.get('kind')!r} x {snap.get('num_envs')!r}, this env is "
                 f"{self.kind!r} x {self.num_envs}")
         checked = []
+        cdef int typenum
+        cdef Py_ssize_t d0, d1
         for name in Batch._STATE_ARRAYS:
             if name not in snap:
                 raise ValueError(f"state is missing {name!r}")
-            dst = getattr(self, name)
+            typenum, d0, d1, where = self._snapshot_spec(name)
             src = snap[name]
-            if not isinstance(src, np.ndarray) or src.dtype != dst.dtype or src.shape != dst.shape:
+            try:
+                arr = _c_input(src, typenum, d0, d1, False, _EXACT, f"state[{name!r}]")
+            except (TypeError, ValueError):
+                shape = (int(d0),) if d1 < 0 else (int(d0), int(d1))
                 raise ValueError(
-                    f"state[{name!r}] must be an array of dtype {dst.dtype} and shape "
-                    f"{dst.shape}, got {getattr(src, 'dtype', type(src))} "
-                    f"{getattr(src, 'shape', '')}")
-            checked.append((name, src))
+                    f"state[{name!r}] must be an array of dtype "
+                    f"{cnp.PyArray_DescrFromType(typenum)} and shape {shape}, got "
+                    f"{getattr(src, 'dtype', type(src))} {getattr(src, 'shape', '')}") from None
+            checked.append((where, arr))
         has_reset = snap.get("has_reset", True)
         if not isinstance(has_reset, (bool, np.bool_)):
             raise ValueError(f"state['has_reset'] must be a bool, got {has_reset!r}")
-        if self.copy_outputs:
-            self._new_outputs(True)
-        for name, src in checked:
-            if name == "elapsed":  # any count (a garbage one wraps, as the C side does)
-                np.subtract(np.int64(self._b.t), src, out=self.episode_start)
+        self._writable_outputs(False)
+        # From here on C only: the restore is whole or not at all.
+        cdef int w
+        cdef cnp.ndarray a
+        cdef char *dst
+        cdef size_t nbytes
+        cdef Py_ssize_t i
+        cdef const uint64_t *el
+        for where, a in checked:
+            w = where
+            nbytes = cnp.PyArray_NBYTES(a)
+            if w == _M_START:  # elapsed: any count (a garbage one wraps, as the C side does)
+                el = <const uint64_t *>cnp.PyArray_DATA(a)
+                for i in range(self.num_envs):
+                    self._b.episode_start[i] = <int64_t>(<uint64_t>self._b.t - el[i])
+                continue
+            if w >= 0:
+                dst = self._mem.data + self._off[w]
+            elif w == -1:
+                dst = <char *>self._cur.obs
+            elif w == -2:
+                dst = <char *>self._cur.reward
+            elif w == -3:
+                dst = <char *>self._cur.terminated
             else:
-                np.copyto(getattr(self, name), src)
+                dst = <char *>self._cur.truncated
+            memcpy(dst, cnp.PyArray_DATA(a), nbytes)
         # Episode starts went down: the next step looks for truncations (and
         # finds the new bound).
         self._b.start_bound = INT64_MIN
         self.has_reset = bool(has_reset)
-
-    def state_view(self, fields):
-        """A structured view of the C state array; `fields` is a numpy dtype
-        that matches the env's C state struct."""
-        dt = np.dtype(fields)
-        if dt.itemsize != self._def.state_size:
-            raise ValueError("state dtype does not match the C struct size")
-        return self.state_buffer.view(dt)
 
 
 cdef extern from "npy_sincosf.h" nogil:

@@ -66,6 +66,9 @@ class _CoreEnv(gym.Env):
         check_render_mode(render_mode, self.metadata["render_modes"])
         self.render_mode = render_mode
         self._core = _core.Batch(self.kind, 1, params, 0, _core.AUTORESET_DISABLED, 1)
+        self._core.reset_needed_error = gym.error.ResetNeeded
+        self._core.invalid_action_error = gym.error.InvalidAction
+        self._core.copy_outputs = False  # step1 and reset1 return copies
         # step is bound per instance: straight to the core's step1 (one Python
         # frame less), or stepping then drawing in render_mode="human".
         # Thread safety: every step and reset is one core call, and the core

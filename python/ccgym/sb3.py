@@ -115,6 +115,10 @@ class VecEnv(_SB3VecEnv):
             self._kind, int(num_envs), PARAMS[self._kind](**env_kwargs),
             self.max_episode_steps, _core.AUTORESET_SAME_STEP, self.num_threads,
         )
+        # step_wait copies what it returns; each public call below is one
+        # call under the core's guard (Batch.exclusive): a second thread's
+        # call gets a RuntimeError.
+        self._core.copy_outputs = False
         self._param_names = frozenset(inspect.signature(PARAMS[self._kind]).parameters)
         self._attrs: list[dict[str, Any]] = [{} for _ in range(int(num_envs))]
         self._actions: Any = None
@@ -128,12 +132,16 @@ class VecEnv(_SB3VecEnv):
     def reset(self) -> VecEnvObs:
         """Resets every instance with the pending seeds and options (then
         clears them, as SB3 does) and returns a copy of the observations."""
+        return self._core.exclusive(self._reset)
+
+    def _reset(self) -> VecEnvObs:
         check_open(self._core)
         core = self._core
         apply_seeds(core, batch_seeds(self._seeds, self.num_envs))
         # DummyVecEnv passes options only when non-empty; group equal ones so
         # each group is one C call.
         groups: list[tuple[dict, list[int]]] = []
+        obs = None
         for i, opt in enumerate(self._options):
             opt = opt or {}
             for g_opt, idx in groups:
@@ -144,12 +152,12 @@ class VecEnv(_SB3VecEnv):
                 groups.append((opt, [i]))
         for opt, idx in groups:
             _, a, b = parse_reset_options(self._kind, opt or None)
-            core.reset(index_mask(idx, self.num_envs) if len(groups) > 1 else None, a, b)
+            obs = core.reset(index_mask(idx, self.num_envs) if len(groups) > 1 else None, a, b)
         self._reset_seeds()
         self._reset_options()
         self.reset_infos = [{} for _ in range(self.num_envs)]
         self._has_reset = True
-        return core.obs.copy()
+        return obs.copy()
 
     def step_async(self, actions: np.ndarray) -> None:
         """Stores the actions for :meth:`step_wait` (the step itself is synchronous)."""
@@ -157,6 +165,9 @@ class VecEnv(_SB3VecEnv):
 
     def step_wait(self) -> VecEnvStepReturn:
         """Steps every instance in one C call; see the class docstring."""
+        return self._core.exclusive(self._step_wait)
+
+    def _step_wait(self) -> VecEnvStepReturn:
         if not self._has_reset:
             check_open(self._core)
             raise reset_needed("step()")
@@ -164,7 +175,7 @@ class VecEnv(_SB3VecEnv):
         if actions is None:
             raise RuntimeError("step_wait() called without a pending step_async(actions)")
         core = self._core
-        obs, rew, term, trunc = core.step_collect(actions, False)
+        obs, rew, term, trunc = core.step(actions)
         dones = term | trunc
         infos: list[dict[str, Any]] = [{"TimeLimit.truncated": False}
                                        for _ in range(self.num_envs)]
@@ -253,15 +264,18 @@ class VecEnv(_SB3VecEnv):
                     f"{attr_name!r} is a parameter shared by all {self.num_envs} instances "
                     "of a ccgym batch; set it with indices=None"
                 )
-            kwargs = {**self.env_kwargs, attr_name: value}
-            self._core.set_params(PARAMS[self._kind](**kwargs))
-            self.env_kwargs = kwargs
+            self._core.exclusive(self._set_param, attr_name, value)
             return
         if attr_name in ("render_mode", "observation_space", "action_space", "spec",
                          "metadata", "_elapsed_steps", "_max_episode_steps"):
             raise AttributeError(f"{attr_name!r} of a ccgym VecEnv cannot be changed")
         for i in idx:
             self._attrs[i][attr_name] = value
+
+    def _set_param(self, attr_name: str, value: Any) -> None:
+        kwargs = {**self.env_kwargs, attr_name: value}
+        self._core.set_params(PARAMS[self._kind](**kwargs))
+        self.env_kwargs = kwargs
 
     def env_method(self, method_name: str, *method_args, indices: VecEnvIndices = None,
                    **method_kwargs) -> list[Any]:
@@ -271,7 +285,8 @@ class VecEnv(_SB3VecEnv):
         and ``render()`` (each instance's frame with render_mode="rgb_array")."""
         idx = list(self._get_indices(indices))
         if method_name == "reset":
-            return self._reset_some(idx, *method_args, **method_kwargs)
+            return self._core.exclusive(lambda: self._reset_some(idx, *method_args,
+                                                                 **method_kwargs))
         if method_name == "get_wrapper_attr":
             return self.get_attr(*method_args, indices=idx, **method_kwargs)
         if method_name == "set_wrapper_attr":
@@ -335,9 +350,8 @@ class VecEnv(_SB3VecEnv):
             seed = check_seed(seed)
             apply_seeds(self._core, [seed] * self.num_envs, mask)
         _, a, b = parse_reset_options(self._kind, options)
-        self._core.reset(mask, a, b)
+        obs = self._core.reset(mask, a, b)
         self._has_reset = self._has_reset or len(idx) == self.num_envs
-        obs = self._core.obs
         return [(obs[i].copy(), {}) for i in idx]
 
 

@@ -9,10 +9,8 @@ Gymnasium's three autoreset modes.
 
 from __future__ import annotations
 
-import threading
 import time
 from collections import deque
-from contextlib import contextmanager
 from typing import Any
 
 import gymnasium as gym
@@ -21,7 +19,6 @@ from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
 from ccgym import _core
-from ccgym._frontend import BUSY as _BUSY
 from ccgym._frontend import (
     apply_seeds,
     batch_seeds,
@@ -143,14 +140,18 @@ class VectorEnv(gym.vector.VectorEnv):
         proto = single_cls(render_mode=render_mode, **gym_kwargs)
         self._physics = {**PHYSICS[kind], **physics}
         params = {**PARAMS[kind](**gym_kwargs), **self._physics}
-        # Serialises step, reset (seeding then resetting: two core calls),
-        # snapshots and set_physics across Python threads; a second caller
-        # gets a RuntimeError. The core's busy flag guards each core call too.
-        self._lock = threading.Lock()
+        # Thread safety: the core's guard. step is one core call; reset,
+        # snapshots and set_physics run under it with Batch.exclusive, so a
+        # second thread's call gets a RuntimeError instead of landing between
+        # two core calls.
         self._core = _core.Batch(
             self._kind, int(num_envs), params, int(max_episode_steps), _AUTORESET[mode],
             int(num_threads), precision,
         )
+        self._core.reset_needed_error = gym.error.ResetNeeded
+        if type(self).step is VectorEnv.step:
+            # Straight to the core (one Python frame less); it does all step does.
+            self.step = self._core.vector_step
         self.precision = precision
         self.num_envs = int(num_envs)
         self.max_episode_steps = int(max_episode_steps)
@@ -204,34 +205,28 @@ class VectorEnv(gym.vector.VectorEnv):
         instance i with s + i; a list gives one seed (or None) per instance.
         Other ``options`` are the single env's reset options.
         """
-        with self._exclusive():
-            check_open(self._core, self.closed)
-            # Everything is checked before anything is seeded: a rejected
-            # reset changes nothing.
-            mask, a, b = parse_reset_options(self._kind, options, self.num_envs)
-            apply_seeds(self._core, batch_seeds(seed, self.num_envs), mask)
-            self._core.reset(mask, a, b)
-            self._core.has_reset = True
-            now = time.perf_counter()
-            if mask is None:
-                self._episode_start_times[:] = now
-            else:
-                self._episode_start_times[mask] = now
-            obs = self._core.obs
-            return (obs.copy() if self.copy else obs), {}
+        return self._core.exclusive(self._reset, seed, options)
+
+    def _reset(self, seed, options):
+        check_open(self._core, self.closed)
+        # Everything is checked before anything is seeded: a rejected
+        # reset changes nothing.
+        mask, a, b = parse_reset_options(self._kind, options, self.num_envs)
+        apply_seeds(self._core, batch_seeds(seed, self.num_envs), mask)
+        obs = self._core.reset(mask, a, b)  # the caller's unless copy=False
+        self._core.has_reset = True
+        now = time.perf_counter()
+        if mask is None:
+            self._episode_start_times[:] = now
+        else:
+            self._episode_start_times[mask] = now
+        return obs, {}
 
     def step(self, actions):
         """Steps every instance in one C call; returns (obs, rewards,
-        terminations, truncations, infos) as SyncVectorEnv does."""
-        # Not reentrant with reset(), whose seeding and resetting are two core
-        # calls: the same lock makes a concurrent call fail instead of landing
-        # between them (the core's busy flag guards each single call).
-        if not self._lock.acquire(False):
-            raise RuntimeError(_BUSY)
-        try:
-            return self._core.vector_step(actions)
-        finally:
-            self._lock.release()
+        terminations, truncations, infos) as SyncVectorEnv does. (Instances
+        bind ``step`` straight to the core's ``vector_step``.)"""
+        return self._core.vector_step(actions)
 
     def _infos(self, infos: dict[str, Any]) -> None:
         """Called by the core when an episode ended this step."""
@@ -263,7 +258,8 @@ class VectorEnv(gym.vector.VectorEnv):
     # ------------------------------------------------------- native extras
     @property
     def episode_returns(self) -> np.ndarray:
-        """Running return of each instance's current episode (a view, float64)."""
+        """Running return of each instance's current episode (a read-only
+        view of the core's memory, float64)."""
         return self._core.episode_return
 
     @property
@@ -288,33 +284,36 @@ class VectorEnv(gym.vector.VectorEnv):
         """Changes physical parameters (scalars or length-N arrays; names as
         in the constructor). They apply from the next step: call it between
         episodes (e.g. before ``reset``) to randomise the domain."""
-        with self._exclusive():
-            unknown = set(params) - set(PHYSICS[self._kind])
-            if unknown:
-                raise TypeError(
-                    f"unknown {self._kind} physical parameters {sorted(unknown)}; "
-                    f"expected some of {sorted(PHYSICS[self._kind])}"
-                )
-            physics = {**self._physics,
-                       **{k: physics_value(k, v, self.num_envs) for k, v in params.items()}}
-            self._core.set_params({**PARAMS[self._kind](**self._gym_kwargs()), **physics})
-            self._physics = physics
+        self._core.exclusive(self._set_physics, params)
+
+    def _set_physics(self, params: dict[str, Any]) -> None:
+        unknown = set(params) - set(PHYSICS[self._kind])
+        if unknown:
+            raise TypeError(
+                f"unknown {self._kind} physical parameters {sorted(unknown)}; "
+                f"expected some of {sorted(PHYSICS[self._kind])}"
+            )
+        physics = {**self._physics,
+                   **{k: physics_value(k, v, self.num_envs) for k, v in params.items()}}
+        self._core.set_params({**PARAMS[self._kind](**self._gym_kwargs()), **physics})
+        self._physics = physics
 
     def get_state(self) -> dict[str, Any]:
         """A snapshot of all instances: physics state, RNG streams, elapsed
         steps, pending autoresets, episode statistics and the last outputs.
         ``set_state`` restores it exactly, so a batch can be cloned, rolled
         forward and brought back (planning, MCTS, debugging)."""
-        with self._exclusive():
-            check_open(self._core, self.closed)
-            return self._core.get_state()
+        return self._core.exclusive(self._get_state)
+
+    def _get_state(self) -> dict[str, Any]:
+        check_open(self._core, self.closed)
+        return self._core.get_state()
 
     def set_state(self, state: dict[str, Any]) -> None:
         """Restores a snapshot from :meth:`get_state` of an env with the same
         id and num_envs (physical parameters are not part of it)."""
-        with self._exclusive():
-            check_snapshot(state)
-            self._core.set_state(state)
+        check_snapshot(state)
+        self._core.set_state(state)
 
     def _constructor_kwargs(self) -> dict[str, Any]:
         return {
@@ -355,15 +354,6 @@ class VectorEnv(gym.vector.VectorEnv):
     def _gym_kwargs(self) -> dict[str, Any]:
         """The single env's keywords among env_kwargs (the rest are physics)."""
         return {k: v for k, v in self.env_kwargs.items() if k not in PHYSICS[self._kind]}
-
-    @contextmanager
-    def _exclusive(self):
-        if not self._lock.acquire(blocking=False):
-            raise RuntimeError(_BUSY)
-        try:
-            yield
-        finally:
-            self._lock.release()
 
     def _add_final(self, infos: dict[str, Any], dones: np.ndarray) -> None:
         final_obs = np.full(self.num_envs, fill_value=None, dtype=object)

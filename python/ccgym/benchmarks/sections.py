@@ -172,12 +172,9 @@ def bench_breakdown(env_id: str, budget: float, repeats: int,
     envs_nocopy = ccgym.make_vec(env_id, num_envs=1, copy=False)
     envs_nocopy.reset(seed=0)
     layers: list[tuple[str, Callable[[int], float]]] = [
-        ("C: Batch.step_unchecked (driver + kernel + Cython call)",
-         cycle_loop(core.step_unchecked, actions)),
-        ("Batch.step_collect(copy=False) (+ action check)",
-         cycle_loop(lambda a: core.step_collect(a, False), actions)),
-        ("Batch.step_collect(copy=True) (+ handing out own arrays)",
-         cycle_loop(lambda a: core.step_collect(a, True), actions)),
+        ("Batch.step, copy=False (driver + kernel + Cython call + action check)",
+         cycle_loop(envs_nocopy.batch.step, actions)),
+        ("Batch.step, copy=True (+ handing out own arrays)", cycle_loop(core.step, actions)),
         ("VectorEnv.step, copy=False (+ Python method, infos dict)",
          cycle_loop(envs_nocopy.step, actions)),
         ("VectorEnv.step (default, copy=True)", cycle_loop(envs.step, actions)),
