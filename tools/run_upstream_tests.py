@@ -144,7 +144,7 @@ def prepare(suite: str, src: Path, work: Path) -> Path:
     return dest
 
 
-def run_pytest(suite: str, dest: Path, paths: list[str], stock: bool, args) -> Path:
+def pytest_command(suite: str, dest: Path, paths: list[str], stock: bool, args):
     tag = "baseline" if stock else "ccgym"
     xml = dest / f"junit-{tag}.xml"
     env = dict(os.environ, PYTHONPATH=str(dest), PYTHONDONTWRITEBYTECODE="1",
@@ -154,22 +154,43 @@ def run_pytest(suite: str, dest: Path, paths: list[str], stock: bool, args) -> P
     paths = [p for p in paths if (dest / p).exists()]
     cmd = [sys.executable, "-m", "pytest", "-p", "ccgym_upstream_plugin",
            "-p", "no:cacheprovider", "-q", "--tb=line", "-rN", f"--junitxml={xml}",
-           "--continue-on-collection-errors",
-           "-o", "junit_family=xunit1", *paths]
+           "--continue-on-collection-errors", "-o", "junit_family=xunit1", *paths]
     if suite == "sb3":
         cmd += ["-m", "not expensive"]
     cmd += args.pytest_args.split()
-    log = dest / f"pytest-{tag}.log"
+    return tag, xml, cmd, env
+
+
+def run_pytests(suite: str, dest: Path, paths: list[str], args) -> dict[str, Path]:
+    """The baseline and the ccgym run, side by side (--serial: one after the other)."""
+    runs = [pytest_command(suite, dest, paths, stock, args)
+            for stock in ((False,) if args.no_baseline else (True, False))]
+    procs = []
     t0 = time.time()
-    with open(log, "w") as fh:
-        try:
-            rc = subprocess.run(cmd, cwd=dest, env=env, stdout=fh, stderr=subprocess.STDOUT,
-                                timeout=args.timeout).returncode
-        except subprocess.TimeoutExpired:
-            rc = "timeout"
-    print(f"  {suite} {tag}: pytest rc={rc} in {time.time() - t0:.0f} s (log {log})",
-          file=sys.stderr)
-    return xml
+    for tag, xml, cmd, env in runs:
+        log = open(dest / f"pytest-{tag}.log", "w")
+        proc = subprocess.Popen(cmd, cwd=dest, env=env, stdout=log, stderr=subprocess.STDOUT)
+        procs.append((tag, proc, log))
+        if args.serial:
+            wait(suite, tag, proc, log, dest, t0, args)
+    if not args.serial:
+        for tag, proc, log in procs:
+            wait(suite, tag, proc, log, dest, t0, args)
+    return {tag: xml for tag, xml, _, _ in runs}
+
+
+def wait(suite, tag, proc, log, dest, t0, args) -> None:
+    if log.closed:
+        return
+    try:
+        rc = proc.wait(timeout=max(1.0, args.timeout - (time.time() - t0)))
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+        rc = "timeout"
+    log.close()
+    print(f"  {suite} {tag}: pytest rc={rc} after {time.time() - t0:.0f} s "
+          f"(log {dest}/pytest-{tag}.log)", file=sys.stderr)
 
 
 def parse(xml: Path) -> dict[str, dict]:
@@ -251,7 +272,9 @@ def main() -> int:
     ap.add_argument("--pytest-args", default="", help="extra pytest arguments, one string")
     ap.add_argument("--no-baseline", action="store_true",
                     help="skip the stock run (then every failure counts as ccgym's)")
-    ap.add_argument("--timeout", type=float, default=3600, help="seconds per pytest run")
+    ap.add_argument("--serial", action="store_true",
+                    help="run the baseline and the ccgym run one after the other, not side by side")
+    ap.add_argument("--timeout", type=float, default=3600, help="seconds for a suite's runs")
     args = ap.parse_args()
 
     work = Path(args.workdir or tempfile.mkdtemp(prefix="ccgym-upstream-")).resolve()
@@ -269,8 +292,9 @@ def main() -> int:
                   "the baseline run shows what that mismatch alone breaks", file=sys.stderr)
         dest = prepare(suite, src, work)
         paths = args.paths or (GYMNASIUM_PATHS if suite == "gymnasium" else SB3_PATHS)
-        base = {} if args.no_baseline else parse(run_pytest(suite, dest, paths, True, args))
-        ours = parse(run_pytest(suite, dest, paths, False, args))
+        xmls = run_pytests(suite, dest, paths, args)
+        base = parse(xmls["baseline"]) if "baseline" in xmls else {}
+        ours = parse(xmls["ccgym"])
         if not ours:
             print(f"{suite}: no junit results (see {dest}/pytest-ccgym.log)", file=sys.stderr)
             status = 1
