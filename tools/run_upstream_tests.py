@@ -230,8 +230,11 @@ BAD = ("failed", "error")
 
 
 def report(suite: str, base: dict, ours: dict) -> dict:
+    # With a baseline, only tests that ran in both runs are compared (an
+    # interrupted run has fewer); without one, every failure counts.
+    unmatched = [t for t in ours if base and t not in base]
     caused = {t: r for t, r in ours.items()
-              if r["outcome"] in BAD and base.get(t, {}).get("outcome") not in BAD}
+              if r["outcome"] in BAD and (not base or (t in base and base[t]["outcome"] not in BAD))}
     both = [t for t, r in ours.items()
             if r["outcome"] in BAD and base.get(t, {}).get("outcome") in BAD]
     fixed = [t for t, r in ours.items()
@@ -243,7 +246,7 @@ def report(suite: str, base: dict, ours: dict) -> dict:
     print(f"   baseline (stock classes): "
           f"{dict(collections.Counter(r['outcome'] for r in base.values()))}")
     print(f"   failing because of ccgym: {len(caused)}; failing in both runs: {len(both)}; "
-          f"failing only on stock: {len(fixed)}")
+          f"failing only on stock: {len(fixed)}; not in the baseline run: {len(unmatched)}")
     groups: dict[str, list[str]] = collections.defaultdict(list)
     for t, r in caused.items():
         groups[cause(r["message"])].append(t)
@@ -252,11 +255,22 @@ def report(suite: str, base: dict, ours: dict) -> dict:
         for t in sorted(tests):
             print(f"      {t}")
     if both:
-        print("\n  failing in both runs (not ccgym's):")
-        for t in sorted(both):
-            print(f"      {t}: {cause(ours[t]['message'])[:100]}")
+        print("\n  failing in both runs (not ccgym's), by cause:")
+        by_cause: dict[str, list[str]] = collections.defaultdict(list)
+        for t in both:
+            by_cause[cause(base[t]["message"])].append(t)
+        for msg, tests in sorted(by_cause.items(), key=lambda kv: -len(kv[1])):
+            print(f"    [{len(tests)}] {msg}")
+            for t in sorted(tests)[:3]:
+                print(f"        {t}")
+            if len(tests) > 3:
+                print(f"        ... and {len(tests) - 3} more")
+    if fixed:
+        print("\n  failing only on stock Gymnasium:")
+        for t in sorted(fixed):
+            print(f"      {t}: {cause(base[t]['message'])[:100]}")
     return {"caused_by_ccgym": caused, "failing_in_both": both, "failing_only_on_stock": fixed,
-            "counts": dict(counts), "exercised": exercised}
+            "not_in_baseline": unmatched, "counts": dict(counts), "exercised": exercised}
 
 
 def main() -> int:
@@ -272,6 +286,8 @@ def main() -> int:
     ap.add_argument("--pytest-args", default="", help="extra pytest arguments, one string")
     ap.add_argument("--no-baseline", action="store_true",
                     help="skip the stock run (then every failure counts as ccgym's)")
+    ap.add_argument("--report-only", action="store_true",
+                    help="only report on the junit files an earlier run left in --workdir")
     ap.add_argument("--serial", action="store_true",
                     help="run the baseline and the ccgym run one after the other, not side by side")
     ap.add_argument("--timeout", type=float, default=3600, help="seconds for a suite's runs")
@@ -284,17 +300,25 @@ def main() -> int:
     suites = ["gymnasium", "sb3"] if args.suite == "all" else [args.suite]
     summary, status = {}, 0
     for suite in suites:
-        src = get_source(suite, args, work)
+        if args.report_only:
+            src = Path(args.gymnasium_src if suite == "gymnasium" else args.sb3_src or work)
+        else:
+            src = get_source(suite, args, work)
         dist = "gymnasium" if suite == "gymnasium" else "stable-baselines3"
         have, want = source_version(src, suite), installed(dist)
-        if have != want:
+        if have != want and not args.report_only:
             print(f"WARNING: {suite} source {src} is version {have}, installed is {want}; "
                   "the baseline run shows what that mismatch alone breaks", file=sys.stderr)
-        dest = prepare(suite, src, work)
-        paths = args.paths or (GYMNASIUM_PATHS if suite == "gymnasium" else SB3_PATHS)
-        xmls = run_pytests(suite, dest, paths, args)
+        if args.report_only:
+            dest = work / suite
+            xmls = {tag: dest / f"junit-{tag}.xml" for tag in ("baseline", "ccgym")
+                    if (dest / f"junit-{tag}.xml").exists()}
+        else:
+            dest = prepare(suite, src, work)
+            paths = args.paths or (GYMNASIUM_PATHS if suite == "gymnasium" else SB3_PATHS)
+            xmls = run_pytests(suite, dest, paths, args)
         base = parse(xmls["baseline"]) if "baseline" in xmls else {}
-        ours = parse(xmls["ccgym"])
+        ours = parse(xmls["ccgym"]) if "ccgym" in xmls else {}
         if not ours:
             print(f"{suite}: no junit results (see {dest}/pytest-ccgym.log)", file=sys.stderr)
             status = 1
