@@ -115,7 +115,8 @@ def _plain_ccgym_id(env):
     if e is not env.unwrapped or not isinstance(e, ccgym.envs._CoreEnv):
         return None
     spec = env.spec
-    if spec is None or spec.kwargs or spec.id.split("/")[-1] not in CLASSES:
+    extra = {k: v for k, v in (spec.kwargs if spec else {}).items() if k != "render_mode"}
+    if spec is None or extra or spec.id.split("/")[-1] not in CLASSES:
         return None
     return spec.id.split("/")[-1], spec.max_episode_steps, env.render_mode
 

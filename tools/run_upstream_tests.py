@@ -147,7 +147,18 @@ def prepare(suite: str, src: Path, work: Path) -> Path:
 def pytest_command(suite: str, dest: Path, paths: list[str], stock: bool, args):
     tag = "baseline" if stock else "ccgym"
     xml = dest / f"junit-{tag}.xml"
-    env = dict(os.environ, PYTHONPATH=str(dest), PYTHONDONTWRITEBYTECODE="1",
+    # Each run in its own copy: tests write files into the cwd (videos/ ...)
+    # and must not see the other run's.
+    run_dir = dest / tag
+    if run_dir.exists():
+        shutil.rmtree(run_dir)
+    run_dir.mkdir()
+    for item in dest.iterdir():
+        if item.name in ("baseline", "ccgym") or item.suffix in (".xml", ".log"):
+            continue
+        (shutil.copytree if item.is_dir() else shutil.copy)(item, run_dir / item.name)
+    dest = run_dir
+    env = dict(os.environ, PYTHONPATH=str(run_dir), PYTHONDONTWRITEBYTECODE="1",
                MPLBACKEND="Agg", SDL_VIDEODRIVER="dummy", SDL_AUDIODRIVER="dummy",
                CCGYM_UPSTREAM_STOCK="1" if stock else "0",
                CCGYM_UPSTREAM_SB3="1" if suite == "sb3" else "0")
@@ -158,7 +169,7 @@ def pytest_command(suite: str, dest: Path, paths: list[str], stock: bool, args):
     if suite == "sb3":
         cmd += ["-m", "not expensive"]
     cmd += args.pytest_args.split()
-    return tag, xml, cmd, env
+    return tag, xml, cmd, env, dest
 
 
 def run_pytests(suite: str, dest: Path, paths: list[str], args) -> dict[str, Path]:
@@ -167,16 +178,16 @@ def run_pytests(suite: str, dest: Path, paths: list[str], args) -> dict[str, Pat
             for stock in ((False,) if args.no_baseline else (True, False))]
     procs = []
     t0 = time.time()
-    for tag, xml, cmd, env in runs:
+    for tag, xml, cmd, env, cwd in runs:
         log = open(dest / f"pytest-{tag}.log", "w")
-        proc = subprocess.Popen(cmd, cwd=dest, env=env, stdout=log, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=log, stderr=subprocess.STDOUT)
         procs.append((tag, proc, log))
         if args.serial:
             wait(suite, tag, proc, log, dest, t0, args)
     if not args.serial:
         for tag, proc, log in procs:
             wait(suite, tag, proc, log, dest, t0, args)
-    return {tag: xml for tag, xml, _, _ in runs}
+    return {tag: xml for tag, xml, *_ in runs}
 
 
 def wait(suite, tag, proc, log, dest, t0, args) -> None:
@@ -301,7 +312,7 @@ def main() -> int:
     summary, status = {}, 0
     for suite in suites:
         if args.report_only:
-            src = Path(args.gymnasium_src if suite == "gymnasium" else args.sb3_src or work)
+            src = Path((args.gymnasium_src if suite == "gymnasium" else args.sb3_src) or work)
         else:
             src = get_source(suite, args, work)
         dist = "gymnasium" if suite == "gymnasium" else "stable-baselines3"
