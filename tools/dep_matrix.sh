@@ -6,7 +6,8 @@
 # under numpy 1.x), then for each pair makes a fresh venv, installs the wheel
 # with exactly that numpy and Gymnasium plus the test extras, and runs
 #   python -c "import ccgym, ccgym.vector"
-#   pytest tests/test_single_parity.py tests/test_vector_parity.py -m "not slow"
+#   pytest tests/test_single_parity.py tests/test_vector_parity.py
+#          tests/test_dependency_floors.py -m "not slow"
 # and prints one table row per pair (pytest's counts; the failing test ids go
 # to <out>/<leg>/pytest.log).
 #
@@ -46,14 +47,11 @@ shift $((OPTIND - 1))
 if [ $# -gt 0 ]; then
   pairs=("$@")
 else
-  # pyproject: numpy>=1.24, gymnasium>=1.0,<2
+  # pyproject: numpy>=2.2, gymnasium>=1.1,<2
   pairs=(
-    "1.24.4 1.0.0"   # oldest allowed numpy x oldest allowed Gymnasium
-    "1.26.4 1.0.0"
-    "2.0.2 1.0.0"
-    "1.26.4 1.1.1"
-    "2.4.6 1.0.0"    # newest numpy x oldest Gymnasium
-    "1.26.4 1.4.0"   # legacy promotion x newest Gymnasium
+    "2.2.6 1.1.1"    # oldest allowed numpy x oldest allowed Gymnasium
+    "2.4.6 1.1.1"    # newest numpy x oldest Gymnasium
+    "2.2.6 1.4.0"    # oldest numpy x newest Gymnasium
     "2.4.6 1.4.0"    # newest x newest
   )
 fi
@@ -95,7 +93,8 @@ for pair in "${pairs[@]}"; do
   rm -rf "$dir/tests"; cp -r "$here/tests" "$dir/tests"; cp "$here/pyproject.toml" "$dir/"
   (cd "$dir" && "$vpy" -m pytest -p no:cacheprovider -q -m "not slow" \
      --continue-on-collection-errors -rfE $extra \
-     tests/test_single_parity.py tests/test_vector_parity.py >"$dir/pytest.log" 2>&1)
+     tests/test_single_parity.py tests/test_vector_parity.py tests/test_dependency_floors.py \
+     >"$dir/pytest.log" 2>&1)
   rc=$?
   [ $rc -eq 0 ] || status=1
   summary=$(grep -E '^(=+ )?[0-9]+ (passed|failed|error)|(passed|failed|error).* in [0-9.]+s' "$dir/pytest.log" | tail -1 | sed 's/=//g; s/^ *//')
