@@ -5,7 +5,7 @@
  * observations, episode statistics). Resets, and so the RNG streams, are the
  * exact kernels': autoresets go through the exact def's reset_one.
  * MountainCar and MountainCarContinuous have no trig in their step worth
- * vectorising (one cos, branchy clipping), so their fast defs are the exact ones. */
+ * vectorising (one cos, branchy clipping), so their fast defs run the exact step. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
