@@ -158,7 +158,7 @@ void FAST_FN(drive)(const ccgym_env_def *exact, ccgym_fast_block_fn block,
                 continue;
             }
             /* The block added this step's reward to episode_return already. */
-            ccgym_end_episode(mode, exact->reset_one, p, s, &b->rng[i], exact->default_a,
+            (void)ccgym_end_episode(mode, exact->reset_one, p, s, &b->rng[i], exact->default_a,
                               exact->default_b, o, b->final_obs + i * (size_t)obs_dim, obs_dim,
                               i, b->t, b->episode_return[i], b->pending_reset,
                               b->episode_start, b->episode_return, b->final_return,

@@ -151,9 +151,11 @@ CCGYM_INLINE void ccgym_next_step_reset(ccgym_reset_fn reset, const void *p, voi
 
 /* Instance i's episode ended on this step (terminated or truncated) with
  * return ret: its return and length are recorded; SAME_STEP resets it at
- * once (the pre-reset observation o goes to final_o); the other modes mark
- * it pending (NEXT_STEP resets it on the next step, DISABLED on request). */
-CCGYM_INLINE void ccgym_end_episode(int mode, ccgym_reset_fn reset, const void *p, void *s,
+ * once (the pre-reset observation o goes to final_o, and the new episode's
+ * return is 0) and returns 1; the other modes mark it pending (NEXT_STEP
+ * resets it on the next step, DISABLED on request) and return 0, leaving
+ * episode_return to the caller. */
+CCGYM_INLINE int ccgym_end_episode(int mode, ccgym_reset_fn reset, const void *p, void *s,
                                     ccgym_pcg64 *rng, double def_a, double def_b, float *o,
                                     float *final_o, int obs_dim, size_t i, int64_t t,
                                     double ret, uint8_t *pending, int64_t *start,
@@ -167,10 +169,10 @@ CCGYM_INLINE void ccgym_end_episode(int mode, ccgym_reset_fn reset, const void *
         reset(p, s, rng, def_a, def_b, o);
         start[i] = t;
         ep_return[i] = 0.0;
-        return;
+        return 1;
     }
     pending[i] = 1;
-    ep_return[i] = ret;
+    return 0;
 }
 
 /* The generic loops. Each env's .c file instantiates them with its own
@@ -219,12 +221,12 @@ CCGYM_INLINE void ccgym_drive_step_loop(const ccgym_batch *b, const void *action
         reward[i] = r;
         terminated[i] = term;
         truncated[i] = trunc;
-        if (term | trunc)
+        if ((term | trunc) &&
             ccgym_end_episode(mode, reset, p, s, &rng[i], def_a, def_b, o,
                               final_obs + i * (size_t)obs_dim, obs_dim, i, t, ret, pending,
-                              start, ep_return, final_return, final_length);
-        else
-            ep_return[i] = ret;
+                              start, ep_return, final_return, final_length))
+            continue;
+        ep_return[i] = ret;
     }
 }
 
