@@ -7,6 +7,47 @@
 
 #define G 9.8
 
+/* Gymnasium's AcrobotEnv: layouts, defaults (its class attributes), params_init's inputs. */
+static const ccgym_field ccgym_acrobot_state_fields[] = {
+    CCGYM_FIELD(ccgym_acrobot_state, s, CCGYM_FIELD_F64, 4, 0, 0),
+};
+
+#define PHYS (CCGYM_PARAM_INPUT | CCGYM_PARAM_PHYSICS)
+#define FLAG (CCGYM_PARAM_INPUT | CCGYM_PARAM_BOOL)
+#define DERIVED CCGYM_PARAM_DERIVED
+static const ccgym_field ccgym_acrobot_param_fields[] = {
+    CCGYM_FIELD(ccgym_acrobot_params, dt, CCGYM_FIELD_F64, 1, DERIVED, 0),
+    CCGYM_FIELD(ccgym_acrobot_params, link_length_1, CCGYM_FIELD_F64, 1, PHYS, 1.0),
+    CCGYM_FIELD(ccgym_acrobot_params, link_length_2, CCGYM_FIELD_F64, 1, PHYS, 1.0),
+    CCGYM_FIELD(ccgym_acrobot_params, link_mass_1, CCGYM_FIELD_F64, 1, PHYS, 1.0),
+    CCGYM_FIELD(ccgym_acrobot_params, link_mass_2, CCGYM_FIELD_F64, 1, PHYS, 1.0),
+    CCGYM_FIELD(ccgym_acrobot_params, link_com_pos_1, CCGYM_FIELD_F64, 1, PHYS, 0.5),
+    CCGYM_FIELD(ccgym_acrobot_params, link_com_pos_2, CCGYM_FIELD_F64, 1, PHYS, 0.5),
+    CCGYM_FIELD(ccgym_acrobot_params, link_moi, CCGYM_FIELD_F64, 1, PHYS, 1.0),
+    CCGYM_FIELD(ccgym_acrobot_params, max_vel_1, CCGYM_FIELD_F64, 1, PHYS, 4 * M_PI),
+    CCGYM_FIELD(ccgym_acrobot_params, max_vel_2, CCGYM_FIELD_F64, 1, PHYS, 9 * M_PI),
+    CCGYM_FIELD(ccgym_acrobot_params, torque_noise_max, CCGYM_FIELD_F64, 1, PHYS, 0.0),
+    /* book_or_nips == "book" */
+    CCGYM_FIELD(ccgym_acrobot_params, book, CCGYM_FIELD_I64, 1, FLAG, 1),
+    CCGYM_FIELD(ccgym_acrobot_params, d1_a, CCGYM_FIELD_F64, 1, DERIVED, 0),
+    CCGYM_FIELD(ccgym_acrobot_params, d1_b, CCGYM_FIELD_F64, 1, DERIVED, 0),
+    CCGYM_FIELD(ccgym_acrobot_params, d1_c, CCGYM_FIELD_F64, 1, DERIVED, 0),
+    CCGYM_FIELD(ccgym_acrobot_params, d2_a, CCGYM_FIELD_F64, 1, DERIVED, 0),
+    CCGYM_FIELD(ccgym_acrobot_params, d2_b, CCGYM_FIELD_F64, 1, DERIVED, 0),
+    CCGYM_FIELD(ccgym_acrobot_params, phi2_c, CCGYM_FIELD_F64, 1, DERIVED, 0),
+    CCGYM_FIELD(ccgym_acrobot_params, phi1_a, CCGYM_FIELD_F64, 1, DERIVED, 0),
+    CCGYM_FIELD(ccgym_acrobot_params, phi1_b, CCGYM_FIELD_F64, 1, DERIVED, 0),
+    CCGYM_FIELD(ccgym_acrobot_params, phi1_c, CCGYM_FIELD_F64, 1, DERIVED, 0),
+    CCGYM_FIELD(ccgym_acrobot_params, dd2_c, CCGYM_FIELD_F64, 1, DERIVED, 0),
+    CCGYM_FIELD(ccgym_acrobot_params, den_a, CCGYM_FIELD_F64, 1, DERIVED, 0),
+    /* Not Gymnasium's: which numpy float32 sin/cos the reset matches. 1 here;
+     * the binding sets it from the running numpy (ccgym._params). */
+    CCGYM_FIELD(ccgym_acrobot_params, use_npy_fma_trig, CCGYM_FIELD_I32, 1, FLAG, 1),
+};
+#undef PHYS
+#undef FLAG
+#undef DERIVED
+
 void ccgym_acrobot_params_init(ccgym_acrobot_params *p, double link_length_1,
                                double link_length_2, double link_mass_1, double link_mass_2,
                                double link_com_pos_1, double link_com_pos_2, double link_moi,
@@ -50,6 +91,12 @@ void ccgym_acrobot_params_init(ccgym_acrobot_params *p, double link_length_1,
     p->den_a = m2 * ccgym_pow2(lc2) + I2;
 }
 
+static void ccgym_acrobot_params_init_values(void *p, const double *v)
+{
+    ccgym_acrobot_params_init((ccgym_acrobot_params *)p, v[0], v[1], v[2], v[3], v[4], v[5], v[6],
+                              v[7], v[8], v[9], (int)v[10], (int)v[11]);
+}
+
 /* AcrobotEnv._dsdt on s = (theta1, theta2, dtheta1, dtheta2), torque a. */
 static inline void acrobot_dsdt(const ccgym_acrobot_params *p, const double *s, double a,
                                 double *out)
@@ -83,8 +130,7 @@ CCGYM_INLINE void ccgym_acrobot_step(const ccgym_acrobot_params *p, ccgym_acrobo
     static const double avail_torque[3] = {-1.0, 0.0, 1.0};
     double torque = avail_torque[*action];
     if (p->torque_noise_max > 0)
-        torque += ccgym_pcg64_uniform(rng, -p->torque_noise_max,
-                                      p->torque_noise_max - -p->torque_noise_max);
+        torque += ccgym_acrobot_torque_noise(p, rng);
     /* rk4(self._dsdt, s_augmented, [0, self.dt]): one step of size dt; the
      * torque rides along as a fifth state with derivative 0. */
     const double dt = p->dt - 0, dt2 = dt / 2.0;
@@ -145,5 +191,7 @@ static inline void ccgym_acrobot_reset(const ccgym_acrobot_params *p, ccgym_acro
     obs[5] = s32[3];
 }
 
-CCGYM_DEFINE_ENV(ccgym_acrobot, "Acrobot", ccgym_acrobot_state, ccgym_acrobot_params, int64_t,
-                 0, 3, 6, -0.1, 0.1)
+CCGYM_DEFINE_ENV(ccgym_acrobot, ccgym_acrobot_state, ccgym_acrobot_params, int64_t, 0, 3, 6,
+                 -0.1, 0.1, ccgym_acrobot_fast_step_range, .name = "Acrobot",
+                 .reset_option_a = "low", .reset_option_b = "high", .canvas_width = 500,
+                 .canvas_height = 500)

@@ -3,6 +3,46 @@
 #include "ccgym/cartpole.h"
 #include "ccgym/driver.h"
 
+/* Gymnasium's CartPoleEnv: the state and parameter layouts, the parameters'
+ * defaults (its __init__) and their order in params_init. */
+static const ccgym_field ccgym_cartpole_state_fields[] = {
+    CCGYM_FIELD(ccgym_cartpole_state, x, CCGYM_FIELD_F64, 1, 0, 0),
+    CCGYM_FIELD(ccgym_cartpole_state, x_dot, CCGYM_FIELD_F64, 1, 0, 0),
+    CCGYM_FIELD(ccgym_cartpole_state, theta, CCGYM_FIELD_F64, 1, 0, 0),
+    CCGYM_FIELD(ccgym_cartpole_state, theta_dot, CCGYM_FIELD_F64, 1, 0, 0),
+    CCGYM_FIELD(ccgym_cartpole_state, steps_beyond_terminated, CCGYM_FIELD_I64, 1, 0, -1),
+};
+
+#define IN CCGYM_PARAM_INPUT
+#define PHYS (CCGYM_PARAM_INPUT | CCGYM_PARAM_PHYSICS)
+#define FLAG (CCGYM_PARAM_INPUT | CCGYM_PARAM_BOOL)
+#define DERIVED CCGYM_PARAM_DERIVED
+static const ccgym_field ccgym_cartpole_param_fields[] = {
+    CCGYM_FIELD(ccgym_cartpole_params, gravity, CCGYM_FIELD_F64, 1, PHYS, 9.8),
+    CCGYM_FIELD(ccgym_cartpole_params, masscart, CCGYM_FIELD_F64, 1, PHYS, 1.0),
+    CCGYM_FIELD(ccgym_cartpole_params, masspole, CCGYM_FIELD_F64, 1, PHYS, 0.1),
+    CCGYM_FIELD(ccgym_cartpole_params, total_mass, CCGYM_FIELD_F64, 1, DERIVED, 0),
+    CCGYM_FIELD(ccgym_cartpole_params, length, CCGYM_FIELD_F64, 1, PHYS, 0.5),
+    CCGYM_FIELD(ccgym_cartpole_params, polemass_length, CCGYM_FIELD_F64, 1, DERIVED, 0),
+    CCGYM_FIELD(ccgym_cartpole_params, force_mag, CCGYM_FIELD_F64, 1, PHYS, 10.0),
+    CCGYM_FIELD(ccgym_cartpole_params, tau, CCGYM_FIELD_F64, 1, PHYS, 0.02),
+    CCGYM_FIELD(ccgym_cartpole_params, theta_threshold_radians, CCGYM_FIELD_F64, 1, DERIVED, 0),
+    CCGYM_FIELD(ccgym_cartpole_params, x_threshold, CCGYM_FIELD_F64, 1, DERIVED, 0),
+    /* kinematics_integrator == "euler" */
+    CCGYM_FIELD(ccgym_cartpole_params, euler, CCGYM_FIELD_I32, 1, FLAG, 1),
+    CCGYM_FIELD(ccgym_cartpole_params, sutton_barto_reward, CCGYM_FIELD_I32, 1, FLAG, 0),
+};
+#undef IN
+#undef PHYS
+#undef FLAG
+#undef DERIVED
+
+static void ccgym_cartpole_params_init_values(void *p, const double *v)
+{
+    ccgym_cartpole_params_init((ccgym_cartpole_params *)p, v[0], v[1], v[2], v[3], v[4], v[5],
+                               (int)v[6], (int)v[7]);
+}
+
 void ccgym_cartpole_params_init(ccgym_cartpole_params *p, double gravity, double masscart,
                                 double masspole, double length, double force_mag,
                                 double tau, int euler, int sutton_barto_reward)
@@ -59,17 +99,7 @@ CCGYM_INLINE void ccgym_cartpole_step(const ccgym_cartpole_params *p, ccgym_cart
     s->theta_dot = theta_dot;
     int term = x < -p->x_threshold || x > p->x_threshold ||
                theta < -p->theta_threshold_radians || theta > p->theta_threshold_radians;
-    double r;
-    if (!term) {
-        r = p->sutton_barto_reward ? 0.0 : 1.0;
-    } else if (s->steps_beyond_terminated < 0) {
-        s->steps_beyond_terminated = 0; /* the pole just fell */
-        r = p->sutton_barto_reward ? -1.0 : 1.0;
-    } else {
-        s->steps_beyond_terminated += 1;
-        r = p->sutton_barto_reward ? -1.0 : 0.0;
-    }
-    *reward = r;
+    *reward = !term ? (p->sutton_barto_reward ? 0.0 : 1.0) : ccgym_cartpole_fallen(p, s);
     *terminated = (uint8_t)term;
     cartpole_observe(s, obs);
 }
@@ -87,5 +117,7 @@ static inline void ccgym_cartpole_reset(const ccgym_cartpole_params *p, ccgym_ca
     cartpole_observe(s, obs);
 }
 
-CCGYM_DEFINE_ENV(ccgym_cartpole, "CartPole", ccgym_cartpole_state, ccgym_cartpole_params,
-                 int64_t, 0, 2, 4, -0.05, 0.05)
+CCGYM_DEFINE_ENV(ccgym_cartpole, ccgym_cartpole_state, ccgym_cartpole_params, int64_t, 0, 2, 4,
+                 -0.05, 0.05, ccgym_cartpole_fast_step_range, .name = "CartPole",
+                 .reset_option_a = "low", .reset_option_b = "high", .canvas_width = 600,
+                 .canvas_height = 400)

@@ -4,6 +4,36 @@
 #include "ccgym/driver.h"
 #include "ccgym/npmath.h"
 
+/* Gymnasium's Continuous_MountainCarEnv: layouts, defaults, params_init's inputs. */
+static const ccgym_field ccgym_continuous_mountain_car_state_fields[] = {
+    CCGYM_FIELD(ccgym_continuous_mountain_car_state, position, CCGYM_FIELD_F64, 1, 0, 0),
+    CCGYM_FIELD(ccgym_continuous_mountain_car_state, velocity, CCGYM_FIELD_F64, 1, 0, 0),
+    /* given position and velocity alone: float32 values, as after a step */
+    CCGYM_FIELD(ccgym_continuous_mountain_car_state, state_f32, CCGYM_FIELD_I64, 1, 0, 1),
+};
+
+#define PHYS (CCGYM_PARAM_INPUT | CCGYM_PARAM_PHYSICS)
+#define FLAG (CCGYM_PARAM_INPUT | CCGYM_PARAM_BOOL)
+#define DERIVED CCGYM_PARAM_DERIVED
+static const ccgym_field ccgym_continuous_mountain_car_param_fields[] = {
+    CCGYM_FIELD(ccgym_continuous_mountain_car_params, min_position, CCGYM_FIELD_F64, 1, DERIVED, 0),
+    CCGYM_FIELD(ccgym_continuous_mountain_car_params, max_position, CCGYM_FIELD_F64, 1, DERIVED, 0),
+    CCGYM_FIELD(ccgym_continuous_mountain_car_params, max_speed, CCGYM_FIELD_F64, 1, DERIVED, 0),
+    CCGYM_FIELD(ccgym_continuous_mountain_car_params, goal_position, CCGYM_FIELD_F64, 1, DERIVED, 0),
+    CCGYM_FIELD(ccgym_continuous_mountain_car_params, goal_velocity, CCGYM_FIELD_F64, 1,
+                CCGYM_PARAM_INPUT, 0),
+    CCGYM_FIELD(ccgym_continuous_mountain_car_params, power, CCGYM_FIELD_F64, 1, PHYS, 0.0015),
+};
+#undef PHYS
+#undef FLAG
+#undef DERIVED
+
+static void ccgym_continuous_mountain_car_params_init_values(void *p, const double *v)
+{
+    ccgym_continuous_mountain_car_params_init((ccgym_continuous_mountain_car_params *)p, v[0],
+                                              v[1]);
+}
+
 void ccgym_continuous_mountain_car_params_init(ccgym_continuous_mountain_car_params *p,
                                                double goal_velocity, double power)
 {
@@ -212,6 +242,9 @@ static inline void ccgym_continuous_mountain_car_reset(
     obs[1] = 0.0f;
 }
 
-CCGYM_DEFINE_ENV(ccgym_continuous_mountain_car, "MountainCarContinuous",
-                 ccgym_continuous_mountain_car_state, ccgym_continuous_mountain_car_params,
-                 float, 1, 0, 2, -0.6, -0.4)
+/* One cos and branchy clipping: nothing for a fast kernel to gain. */
+CCGYM_DEFINE_ENV(ccgym_continuous_mountain_car, ccgym_continuous_mountain_car_state,
+                 ccgym_continuous_mountain_car_params, float, 1, 0, 2, -0.6, -0.4,
+                 ccgym_continuous_mountain_car_step_range, .name = "MountainCarContinuous",
+                 .reset_option_a = "low", .reset_option_b = "high", .canvas_width = 600,
+                 .canvas_height = 400)

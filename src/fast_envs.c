@@ -3,9 +3,9 @@
  * picked at run time for the CPU (avx512, avx2+fma or generic), and keeps
  * the generic driver's semantics (time limit, autoreset modes, final
  * observations, episode statistics). Resets, and so the RNG streams, are the
- * exact kernels': autoresets go through the exact def's reset_range.
+ * exact kernels': autoresets go through the exact def's reset_one.
  * MountainCar and MountainCarContinuous have no trig in their step worth
- * vectorising (one cos, branchy clipping), so their fast defs are the exact ones. */
+ * vectorising (one cos, branchy clipping), so their fast defs run the exact step. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,36 +106,18 @@ int ccgym_discrete_in_range(const int64_t *a, size_t n, int64_t n_actions)
     return kernels[isa_in_use()].discrete_in_range(a, n, n_actions);
 }
 
-/* NAME_fast_def: the exact def's name, sizes and reset bounds (restated, as
- * C cannot initialise a constant from another; tests/test_fast.py compares
- * them), the fast step and the exact reset. */
-#define FAST_ENV(NAME, FIELD, STR, STATE_T, PARAMS_T, ACTION_DIM, N_ACTIONS, OBS_DIM, DEF_A,  \
-                 DEF_B)                                                                       \
-    static void NAME##_fast_step_range(const ccgym_batch *b, const void *actions,            \
-                                       size_t begin, size_t end)                             \
+/* The fast step_range of an env: the vectorised block kernel of the ISA in
+ * use, under the fast driver. The rest of the fast def (sizes, tables, the
+ * exact reset) is the exact def's: CCGYM_DEFINE_ENV in the env's source file
+ * makes both. */
+#define FAST_STEP_RANGE(NAME, FIELD)                                                         \
+    void NAME##_fast_step_range(const ccgym_batch *b, const void *actions, size_t begin,     \
+                                size_t end)                                                  \
     {                                                                                        \
         const fast_kernels *k_ = &kernels[isa_in_use()];                                     \
         k_->drive(&NAME##_def, k_->FIELD, b, actions, begin, end);                           \
-    }                                                                                        \
-    static void NAME##_fast_reset_range(const ccgym_batch *b, const uint8_t *mask, double a, \
-                                        double bnd, size_t begin, size_t end)                \
-    {                                                                                        \
-        NAME##_def.reset_range(b, mask, a, bnd, begin, end);                                 \
-    }                                                                                        \
-    const ccgym_env_def NAME##_fast_def = {STR,                                              \
-                                           OBS_DIM,                                          \
-                                           ACTION_DIM,                                       \
-                                           N_ACTIONS,                                        \
-                                           sizeof(STATE_T),                                  \
-                                           sizeof(PARAMS_T),                                 \
-                                           DEF_A,                                            \
-                                           DEF_B,                                            \
-                                           NAME##_fast_step_range,                           \
-                                           NAME##_fast_reset_range};
+    }
 
-FAST_ENV(ccgym_cartpole, cartpole, "CartPole", ccgym_cartpole_state, ccgym_cartpole_params, 0,
-         2, 4, -0.05, 0.05)
-FAST_ENV(ccgym_pendulum, pendulum, "Pendulum", ccgym_pendulum_state, ccgym_pendulum_params, 1,
-         0, 3, M_PI, 1.0)
-FAST_ENV(ccgym_acrobot, acrobot, "Acrobot", ccgym_acrobot_state, ccgym_acrobot_params, 0, 3, 6,
-         -0.1, 0.1)
+FAST_STEP_RANGE(ccgym_cartpole, cartpole)
+FAST_STEP_RANGE(ccgym_pendulum, pendulum)
+FAST_STEP_RANGE(ccgym_acrobot, acrobot)

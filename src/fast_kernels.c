@@ -71,8 +71,7 @@ CCGYM_INLINE fast_book fast_book_init(const ccgym_batch *b, size_t lo, uint8_t *
     k.truncated = b->truncated + lo;
     k.pending = b->pending_reset + lo;
     k.special = special;
-    /* Truncated (when checked): started at or before last_start. */
-    k.last_start = b->check_truncation ? b->t - b->max_episode_steps : 0;
+    k.last_start = ccgym_last_start(b);
     k.check = b->check_truncation ? 1 : 0;
     k.pend_mask = b->autoreset_mode == CCGYM_AUTORESET_NEXT_STEP ? 1 : 0;
     return k;
@@ -84,7 +83,7 @@ CCGYM_INLINE fast_book fast_book_init(const ccgym_batch *b, size_t lo, uint8_t *
  * awaiting a NEXT_STEP reset. */
 CCGYM_INLINE void fast_book_step(const fast_book *k, size_t i, double r, uint8_t term)
 {
-    const uint8_t trunc = (uint8_t)(k->check & (k->start[i] <= k->last_start));
+    const uint8_t trunc = ccgym_truncates(k->check, k->start[i], k->last_start);
     k->truncated[i] = trunc;
     k->ep_return[i] = k->ep_return[i] + r;
     k->special[i] = (uint8_t)(term | trunc | (k->pending[i] & k->pend_mask));
@@ -119,7 +118,9 @@ CCGYM_INLINE uint64_t fast_mask64(const uint8_t *f)
  * final observations, episode sums) with the physics and the bookkeeping of
  * an ordinary step done a block at a time by block (which marks in special
  * the instances that ended an episode or await a NEXT_STEP reset); those few
- * are then seen to one by one, found eight flags at a time. */
+ * are then seen to one by one, found eight flags at a time, by the exact
+ * driver's own per-instance bookkeeping (ccgym_next_step_reset,
+ * ccgym_end_episode) with the exact reset. */
 void FAST_FN(drive)(const ccgym_env_def *exact, ccgym_fast_block_fn block,
                     const ccgym_batch *b, const void *actions, size_t begin, size_t end)
 {
@@ -146,24 +147,22 @@ void FAST_FN(drive)(const ccgym_env_def *exact, ccgym_fast_block_fn block,
         }
         for (size_t q = 0; q < nidx; q++) {
             const size_t i = idx[q];
+            const void *p = (const char *)b->params + i * b->params_stride;
+            void *s = (char *)b->state + i * exact->state_size;
+            float *o = b->obs + i * (size_t)obs_dim;
             if (mode == CCGYM_AUTORESET_NEXT_STEP && b->pending_reset[i]) {
-                /* Also clears pending_reset, the episode start and sums, the flags. */
-                exact->reset_range(b, NULL, exact->default_a, exact->default_b, i, i + 1);
-                b->reward[i] = 0.0;
+                ccgym_next_step_reset(exact->reset_one, p, s, &b->rng[i], exact->default_a,
+                                      exact->default_b, o, i, b->t, b->pending_reset,
+                                      b->episode_start, b->episode_return, b->reward,
+                                      b->terminated, b->truncated);
                 continue;
             }
-            const uint8_t term = b->terminated[i], trunc = b->truncated[i];
-            b->final_return[i] = b->episode_return[i];
-            b->final_length[i] = ccgym_steps_since(b->t, b->episode_start[i]);
-            if (mode == CCGYM_AUTORESET_SAME_STEP) {
-                float *o = b->obs + i * (size_t)obs_dim;
-                memcpy(b->final_obs + i * (size_t)obs_dim, o, sizeof(float) * (size_t)obs_dim);
-                exact->reset_range(b, NULL, exact->default_a, exact->default_b, i, i + 1);
-                b->terminated[i] = term; /* reset_range cleared this step's flags */
-                b->truncated[i] = trunc;
-            } else {
-                b->pending_reset[i] = 1;
-            }
+            /* The block added this step's reward to episode_return already. */
+            (void)ccgym_end_episode(mode, exact->reset_one, p, s, &b->rng[i], exact->default_a,
+                              exact->default_b, o, b->final_obs + i * (size_t)obs_dim, obs_dim,
+                              i, b->t, b->episode_return[i], b->pending_reset,
+                              b->episode_start, b->episode_return, b->final_return,
+                              b->final_length);
         }
         lo = hi;
     }
@@ -332,16 +331,7 @@ CCGYM_INLINE void cartpole_block(const ccgym_batch *b, const void *actions, size
         while (w) {
             const size_t i = j + (size_t)__builtin_ctzll(w) / 8;
             w &= ~((uint64_t)0xff << (8 * (i - j)));
-            const ccgym_cartpole_params *p = P + i * ps;
-            const int sb = p->sutton_barto_reward != 0;
-            const int64_t sbt = st[i].steps_beyond_terminated;
-            if (sbt < 0) {
-                st[i].steps_beyond_terminated = 0; /* the pole just fell */
-                reward[i] = sb ? -1.0 : 1.0;
-            } else {
-                st[i].steps_beyond_terminated = sbt + 1;
-                reward[i] = sb ? -1.0 : 0.0;
-            }
+            reward[i] = ccgym_cartpole_fallen(P + i * ps, &st[i]); /* the exact step's */
             ep_return[i] = ep_return[i] + reward[i];
         }
     }
@@ -405,8 +395,12 @@ FAST_BLOCK_ENTRY(pendulum)
 
 /* ------------------------------------------------------------------- Acrobot */
 
-/* AcrobotEnv._dsdt over a block: k[j][i] = d s_j / dt at y[.][i]. Uses
- * cos(a - pi/2) = sin(a). */
+/* AcrobotEnv._dsdt over a block: k[j][i] = d s_j / dt at y[.][i]. Not the
+ * exact acrobot_dsdt (src/acrobot.c) in a loop but different arithmetic:
+ * structure-of-arrays passes with the vectorised sin/cos of fastmath.h, one
+ * sincos per angle where the exact one calls cos and sin apart, cos(a - pi/2)
+ * taken as sin(a), x * x for pow, fused multiply-adds allowed, and the
+ * book/nips choice as a select. */
 CCGYM_INLINE void acrobot_dsdt(const ccgym_acrobot_params *P, const size_t ps, size_t m,
                                double y[4][BLOCK], const double *__restrict torque,
                                double k[4][BLOCK])
@@ -463,8 +457,7 @@ CCGYM_INLINE void acrobot_block(const ccgym_batch *b, const void *actions, size_
         const ccgym_acrobot_params *p = P + i * ps;
         double t = avail_torque[act[i]];
         if (p->torque_noise_max > 0 && !(skip_pending && b->pending_reset[lo + i]))
-            t += ccgym_pcg64_uniform(&b->rng[lo + i], -p->torque_noise_max,
-                                     p->torque_noise_max - -p->torque_noise_max);
+            t += ccgym_acrobot_torque_noise(p, &b->rng[lo + i]);
         torque[i] = t;
         dt[i] = p->dt - 0;
         for (int j = 0; j < 4; j++)

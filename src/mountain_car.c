@@ -4,6 +4,33 @@
 #include "ccgym/mountain_car.h"
 #include "ccgym/npmath.h"
 
+/* Gymnasium's MountainCarEnv: layouts, defaults, params_init's inputs. */
+static const ccgym_field ccgym_mountain_car_state_fields[] = {
+    CCGYM_FIELD(ccgym_mountain_car_state, position, CCGYM_FIELD_F64, 1, 0, 0),
+    CCGYM_FIELD(ccgym_mountain_car_state, velocity, CCGYM_FIELD_F64, 1, 0, 0),
+};
+
+#define PHYS (CCGYM_PARAM_INPUT | CCGYM_PARAM_PHYSICS)
+#define FLAG (CCGYM_PARAM_INPUT | CCGYM_PARAM_BOOL)
+#define DERIVED CCGYM_PARAM_DERIVED
+static const ccgym_field ccgym_mountain_car_param_fields[] = {
+    CCGYM_FIELD(ccgym_mountain_car_params, min_position, CCGYM_FIELD_F64, 1, DERIVED, 0),
+    CCGYM_FIELD(ccgym_mountain_car_params, max_position, CCGYM_FIELD_F64, 1, DERIVED, 0),
+    CCGYM_FIELD(ccgym_mountain_car_params, max_speed, CCGYM_FIELD_F64, 1, DERIVED, 0),
+    CCGYM_FIELD(ccgym_mountain_car_params, goal_position, CCGYM_FIELD_F64, 1, DERIVED, 0),
+    CCGYM_FIELD(ccgym_mountain_car_params, goal_velocity, CCGYM_FIELD_F64, 1, CCGYM_PARAM_INPUT, 0),
+    CCGYM_FIELD(ccgym_mountain_car_params, force, CCGYM_FIELD_F64, 1, PHYS, 0.001),
+    CCGYM_FIELD(ccgym_mountain_car_params, gravity, CCGYM_FIELD_F64, 1, PHYS, 0.0025),
+};
+#undef PHYS
+#undef FLAG
+#undef DERIVED
+
+static void ccgym_mountain_car_params_init_values(void *p, const double *v)
+{
+    ccgym_mountain_car_params_init((ccgym_mountain_car_params *)p, v[0], v[1], v[2]);
+}
+
 void ccgym_mountain_car_params_init(ccgym_mountain_car_params *p, double goal_velocity,
                                     double force, double gravity)
 {
@@ -48,5 +75,8 @@ static inline void ccgym_mountain_car_reset(const ccgym_mountain_car_params *p,
     obs[1] = 0.0f;
 }
 
-CCGYM_DEFINE_ENV(ccgym_mountain_car, "MountainCar", ccgym_mountain_car_state,
-                 ccgym_mountain_car_params, int64_t, 0, 3, 2, -0.6, -0.4)
+/* One cos and branchy clipping: nothing for a fast kernel to gain. */
+CCGYM_DEFINE_ENV(ccgym_mountain_car, ccgym_mountain_car_state, ccgym_mountain_car_params, int64_t,
+                 0, 3, 2, -0.6, -0.4, ccgym_mountain_car_step_range, .name = "MountainCar",
+                 .reset_option_a = "low", .reset_option_b = "high", .canvas_width = 600,
+                 .canvas_height = 400)

@@ -4,6 +4,36 @@
 #include "ccgym/npmath.h"
 #include "ccgym/pendulum.h"
 
+/* Gymnasium's PendulumEnv: layouts, defaults, params_init's inputs. */
+static const ccgym_field ccgym_pendulum_state_fields[] = {
+    CCGYM_FIELD(ccgym_pendulum_state, th, CCGYM_FIELD_F64, 1, 0, 0),
+    CCGYM_FIELD(ccgym_pendulum_state, thdot, CCGYM_FIELD_F64, 1, 0, 0),
+    CCGYM_FIELD(ccgym_pendulum_state, last_u, CCGYM_FIELD_F64, 1, 0, 0),
+};
+
+#define PHYS (CCGYM_PARAM_INPUT | CCGYM_PARAM_PHYSICS)
+#define FLAG (CCGYM_PARAM_INPUT | CCGYM_PARAM_BOOL)
+#define DERIVED CCGYM_PARAM_DERIVED
+static const ccgym_field ccgym_pendulum_param_fields[] = {
+    CCGYM_FIELD(ccgym_pendulum_params, max_speed, CCGYM_FIELD_F64, 1, PHYS, 8.0),
+    CCGYM_FIELD(ccgym_pendulum_params, max_torque, CCGYM_FIELD_F64, 1, PHYS, 2.0),
+    CCGYM_FIELD(ccgym_pendulum_params, dt, CCGYM_FIELD_F64, 1, PHYS, 0.05),
+    CCGYM_FIELD(ccgym_pendulum_params, g, CCGYM_FIELD_F64, 1, PHYS, 10.0),
+    CCGYM_FIELD(ccgym_pendulum_params, m, CCGYM_FIELD_F64, 1, PHYS, 1.0),
+    CCGYM_FIELD(ccgym_pendulum_params, l, CCGYM_FIELD_F64, 1, PHYS, 1.0),
+    CCGYM_FIELD(ccgym_pendulum_params, sin_coef, CCGYM_FIELD_F64, 1, DERIVED, 0),
+    CCGYM_FIELD(ccgym_pendulum_params, torque_coef, CCGYM_FIELD_F64, 1, DERIVED, 0),
+};
+#undef PHYS
+#undef FLAG
+#undef DERIVED
+
+static void ccgym_pendulum_params_init_values(void *p, const double *v)
+{
+    /* v: max_speed, max_torque, dt, g, m, l (the fields' order) */
+    ccgym_pendulum_params_init((ccgym_pendulum_params *)p, v[3], v[4], v[5], v[0], v[1], v[2]);
+}
+
 void ccgym_pendulum_params_init(ccgym_pendulum_params *p, double g, double m, double l,
                                 double max_speed, double max_torque, double dt)
 {
@@ -61,5 +91,7 @@ static inline void ccgym_pendulum_reset(const ccgym_pendulum_params *p, ccgym_pe
     pendulum_observe(s, obs);
 }
 
-CCGYM_DEFINE_ENV(ccgym_pendulum, "Pendulum", ccgym_pendulum_state, ccgym_pendulum_params,
-                 float, 1, 0, 3, M_PI, 1.0)
+CCGYM_DEFINE_ENV(ccgym_pendulum, ccgym_pendulum_state, ccgym_pendulum_params, float, 1, 0, 3,
+                 M_PI, 1.0, ccgym_pendulum_fast_step_range, .name = "Pendulum",
+                 .reset_symmetric = 1, .reset_option_a = "x_init", .reset_option_b = "y_init",
+                 .canvas_width = 500, .canvas_height = 500)

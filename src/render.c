@@ -815,47 +815,96 @@ static void draw_acrobot(const canvas *c, const ccgym_acrobot_state *st,
 
 /* ------------------------------------------------------------ driver */
 
+/* Each env's scene: its state and params structs to draw_<env>'s arguments. */
+typedef void (*scene_fn)(const canvas *c, const void *st, const void *params,
+                         const ccgym_render_icon *icon);
+
+static void scene_cartpole(const canvas *c, const void *st, const void *params,
+                           const ccgym_render_icon *icon)
+{
+    (void)icon;
+    draw_cartpole(c, (const ccgym_cartpole_state *)st, (const ccgym_cartpole_params *)params);
+}
+
+static void scene_mountain_car(const canvas *c, const void *st, const void *params,
+                               const ccgym_render_icon *icon)
+{
+    (void)icon;
+    const ccgym_mountain_car_params *p = (const ccgym_mountain_car_params *)params;
+    draw_mountain_car(c, ((const ccgym_mountain_car_state *)st)->position, p->min_position,
+                      p->max_position, p->goal_position);
+}
+
+static void scene_continuous_mountain_car(const canvas *c, const void *st, const void *params,
+                                          const ccgym_render_icon *icon)
+{
+    (void)icon;
+    const ccgym_continuous_mountain_car_params *p =
+        (const ccgym_continuous_mountain_car_params *)params;
+    draw_mountain_car(c, ((const ccgym_continuous_mountain_car_state *)st)->position,
+                      p->min_position, p->max_position, p->goal_position);
+}
+
+static void scene_pendulum(const canvas *c, const void *st, const void *params,
+                           const ccgym_render_icon *icon)
+{
+    (void)params;
+    draw_pendulum(c, (const ccgym_pendulum_state *)st, icon);
+}
+
+static void scene_acrobot(const canvas *c, const void *st, const void *params,
+                          const ccgym_render_icon *icon)
+{
+    (void)icon;
+    draw_acrobot(c, (const ccgym_acrobot_state *)st, (const ccgym_acrobot_params *)params);
+}
+
+/* The renderer of each env in the registry (ccgym/env.h), found by its def. */
+static const struct {
+    const ccgym_env_def *def;
+    scene_fn draw;
+} scenes[] = {
+    {&ccgym_cartpole_def, scene_cartpole},
+    {&ccgym_mountain_car_def, scene_mountain_car},
+    {&ccgym_continuous_mountain_car_def, scene_continuous_mountain_car},
+    {&ccgym_pendulum_def, scene_pendulum},
+    {&ccgym_acrobot_def, scene_acrobot},
+};
+
+static const ccgym_env_def *kind_def(int kind)
+{
+    return kind >= 0 && kind < ccgym_num_envs ? ccgym_envs[kind] : NULL;
+}
+
+static scene_fn kind_scene(int kind)
+{
+    const ccgym_env_def *def = kind_def(kind);
+    for (size_t k = 0; def && k < sizeof scenes / sizeof scenes[0]; k++)
+        if (scenes[k].def == def)
+            return scenes[k].draw;
+    return NULL;
+}
+
 int ccgym_render_canvas_size(int kind, int *width, int *height)
 {
-    switch (kind) {
-    case CCGYM_RENDER_CARTPOLE:
-    case CCGYM_RENDER_MOUNTAIN_CAR:
-    case CCGYM_RENDER_MOUNTAIN_CAR_CONTINUOUS:
-        *width = 600;
-        *height = 400;
-        return 0;
-    case CCGYM_RENDER_PENDULUM:
-    case CCGYM_RENDER_ACROBOT:
-        *width = 500;
-        *height = 500;
-        return 0;
-    default:
+    const ccgym_env_def *def = kind_def(kind);
+    if (def == NULL || kind_scene(kind) == NULL)
         return -1;
-    }
+    *width = def->canvas_width;
+    *height = def->canvas_height;
+    return 0;
 }
 
 size_t ccgym_render_state_size(int kind)
 {
-    switch (kind) {
-    case CCGYM_RENDER_CARTPOLE: return sizeof(ccgym_cartpole_state);
-    case CCGYM_RENDER_MOUNTAIN_CAR: return sizeof(ccgym_mountain_car_state);
-    case CCGYM_RENDER_MOUNTAIN_CAR_CONTINUOUS: return sizeof(ccgym_continuous_mountain_car_state);
-    case CCGYM_RENDER_PENDULUM: return sizeof(ccgym_pendulum_state);
-    case CCGYM_RENDER_ACROBOT: return sizeof(ccgym_acrobot_state);
-    default: return 0;
-    }
+    const ccgym_env_def *def = kind_def(kind);
+    return def ? def->state_size : 0;
 }
 
 size_t ccgym_render_params_size(int kind)
 {
-    switch (kind) {
-    case CCGYM_RENDER_CARTPOLE: return sizeof(ccgym_cartpole_params);
-    case CCGYM_RENDER_MOUNTAIN_CAR: return sizeof(ccgym_mountain_car_params);
-    case CCGYM_RENDER_MOUNTAIN_CAR_CONTINUOUS: return sizeof(ccgym_continuous_mountain_car_params);
-    case CCGYM_RENDER_PENDULUM: return sizeof(ccgym_pendulum_params);
-    case CCGYM_RENDER_ACROBOT: return sizeof(ccgym_acrobot_params);
-    default: return 0;
-    }
+    const ccgym_env_def *def = kind_def(kind);
+    return def ? def->params_size : 0;
 }
 
 static void draw_scene(const ccgym_render_job *job, const canvas *c, size_t instance)
@@ -865,33 +914,9 @@ static void draw_scene(const ccgym_render_job *job, const canvas *c, size_t inst
     const void *params = (const char *)job->params + instance * job->params_stride;
     if (c->dirty == NULL) /* else the canvas is kept white between frames */
         memset(c->pix, 255, (size_t)c->w * (size_t)c->h * 3);
-    switch (job->kind) {
-    case CCGYM_RENDER_CARTPOLE:
-        draw_cartpole(c, (const ccgym_cartpole_state *)st,
-                      (const ccgym_cartpole_params *)params);
-        break;
-    case CCGYM_RENDER_MOUNTAIN_CAR: {
-        const ccgym_mountain_car_params *p = (const ccgym_mountain_car_params *)params;
-        draw_mountain_car(c, ((const ccgym_mountain_car_state *)st)->position, p->min_position,
-                          p->max_position, p->goal_position);
-        break;
-    }
-    case CCGYM_RENDER_MOUNTAIN_CAR_CONTINUOUS: {
-        const ccgym_continuous_mountain_car_params *p =
-            (const ccgym_continuous_mountain_car_params *)params;
-        draw_mountain_car(c, ((const ccgym_continuous_mountain_car_state *)st)->position,
-                          p->min_position, p->max_position, p->goal_position);
-        break;
-    }
-    case CCGYM_RENDER_PENDULUM:
-        draw_pendulum(c, (const ccgym_pendulum_state *)st, job->icon);
-        break;
-    case CCGYM_RENDER_ACROBOT:
-        draw_acrobot(c, (const ccgym_acrobot_state *)st, (const ccgym_acrobot_params *)params);
-        break;
-    default:
-        break;
-    }
+    const scene_fn draw = kind_scene(job->kind);
+    if (draw)
+        draw(c, st, params, job->icon);
 }
 
 /* Area-averaging weights of one axis: output i covers source [i*n/m, (i+1)*n/m). */

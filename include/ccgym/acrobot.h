@@ -6,6 +6,9 @@
 #include <math.h>
 #include <stdint.h>
 
+#include "ccgym/env.h"
+#include "ccgym/rng.h"
+
 typedef struct ccgym_acrobot_params {
     double dt;
     double link_length_1, link_length_2, link_mass_1, link_mass_2;
@@ -46,5 +49,15 @@ void ccgym_acrobot_params_init(ccgym_acrobot_params *p, double link_length_1,
                                double link_com_pos_1, double link_com_pos_2, double link_moi,
                                double max_vel_1, double max_vel_2, double torque_noise_max,
                                int book, int use_npy_fma_trig);
+
+/* The uniform torque noise a step adds (torque_noise_max > 0), drawn as
+ * Gymnasium draws it: shared by the exact step and the fast kernels. */
+static inline double ccgym_acrobot_torque_noise(const ccgym_acrobot_params *p, ccgym_pcg64 *rng)
+{
+    return ccgym_pcg64_uniform(rng, -p->torque_noise_max,
+                               p->torque_noise_max - -p->torque_noise_max);
+}
+
+extern const ccgym_env_def ccgym_acrobot_def;
 
 #endif /* CCGYM_ACROBOT_H_ */

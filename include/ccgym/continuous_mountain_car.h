@@ -6,6 +6,8 @@
 
 #include <stdint.h>
 
+#include "ccgym/env.h"
+
 typedef struct ccgym_continuous_mountain_car_params {
     double min_position, max_position, max_speed, goal_position, goal_velocity, power;
 } ccgym_continuous_mountain_car_params;
@@ -20,5 +22,7 @@ typedef struct ccgym_continuous_mountain_car_state {
 
 void ccgym_continuous_mountain_car_params_init(ccgym_continuous_mountain_car_params *p,
                                                double goal_velocity, double power);
+
+extern const ccgym_env_def ccgym_continuous_mountain_car_def;
 
 #endif /* CCGYM_CONTINUOUS_MOUNTAIN_CAR_H_ */

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "ccgym/env.h"
 #include "ccgym/rng.h"
 
 #if defined(__GNUC__)
@@ -67,46 +68,29 @@ typedef struct ccgym_batch {
     int64_t *final_length;
 } ccgym_batch;
 
-typedef void (*ccgym_step_fn)(const void *params, void *state, ccgym_pcg64 *rng,
-                              const void *action, float *obs, double *reward,
-                              uint8_t *terminated);
-/* (a, b) are the reset bounds: (low, high) for most envs, (x_init, y_init) for Pendulum. */
-typedef void (*ccgym_reset_fn)(const void *params, void *state, ccgym_pcg64 *rng,
-                               double a, double b, float *obs);
+/* Every exact env's def: the registry ccgym_envs[] (ccgym/env.h) lists them;
+ * each one's fast variant is its def's `fast`. */
 
-/* What the driver and the binding need to know of an env. */
-typedef struct ccgym_env_def {
-    const char *name;
-    int obs_dim;
-    int action_dim;         /* 0: discrete (int64 actions), else float32 actions of this size */
-    int64_t n_actions;      /* discrete only */
-    size_t state_size;
-    size_t params_size;
-    double default_a, default_b;  /* default reset bounds */
-    void (*step_range)(const ccgym_batch *b, const void *actions, size_t begin, size_t end);
-    void (*reset_range)(const ccgym_batch *b, const uint8_t *mask, double a, double bnd,
-                        size_t begin, size_t end);
-} ccgym_env_def;
-
-extern const ccgym_env_def ccgym_cartpole_def;
-extern const ccgym_env_def ccgym_mountain_car_def;
-extern const ccgym_env_def ccgym_continuous_mountain_car_def;
-extern const ccgym_env_def ccgym_pendulum_def;
-extern const ccgym_env_def ccgym_acrobot_def;
-/* precision="fast" (src/fast_envs.c): vectorised, not bit-exact. */
-extern const ccgym_env_def ccgym_cartpole_fast_def;
-extern const ccgym_env_def ccgym_pendulum_fast_def;
-extern const ccgym_env_def ccgym_acrobot_fast_def;
+/* The fast step of the envs that have one (src/fast_envs.c). */
+void ccgym_cartpole_fast_step_range(const ccgym_batch *b, const void *actions, size_t begin,
+                                    size_t end);
+void ccgym_pendulum_fast_step_range(const ccgym_batch *b, const void *actions, size_t begin,
+                                    size_t end);
+void ccgym_acrobot_fast_step_range(const ccgym_batch *b, const void *actions, size_t begin,
+                                   size_t end);
 
 /* Whether every one of the n discrete actions a[i] is in [0, n_actions)
  * (n_actions > 0): the action check of every discrete step, vectorised for
  * the CPU as the fast kernels are (src/fast_envs.c). */
 int ccgym_discrete_in_range(const int64_t *a, size_t n, int64_t n_actions);
 
-/* Runs fn(ctx, begin, end) over [0, n) split into n_threads contiguous chunks
- * (threads are created for the call and joined before it returns, so nothing
- * outlives it across a fork). Returns 0, or -1 if a thread could not start
- * (the work is then done on the calling thread: the result is the same). */
+/* Runs fn(ctx, begin, end) over [0, n) split into up to n_threads contiguous
+ * chunks, on the calling thread and the workers of a persistent pool
+ * (src/parallel.c: started on first use, they outlive the call; a child
+ * after fork() starts its own). It returns when every chunk is done. One call
+ * at a time uses the pool: a concurrent caller runs its loop serially.
+ * Returns 0, or -1 if fewer workers could start than asked for (their chunks
+ * are then run by those that did: the result is the same). */
 int ccgym_parallel_for(void (*fn)(void *ctx, size_t begin, size_t end), void *ctx,
                        size_t n, int n_threads);
 
@@ -130,8 +114,69 @@ CCGYM_INLINE int64_t ccgym_steps_since(int64_t t, int64_t start)
     return (int64_t)((uint64_t)t - (uint64_t)start);
 }
 
+/* The driver's per-instance bookkeeping, shared by the exact loop below and
+ * the fast driver (src/fast_kernels.c), which pass it their own pointers to
+ * the batch's buffers. */
+
+/* The last episode start that the time limit truncates on this step (when
+ * b->check_truncation, which implies a limit > 0). */
+CCGYM_INLINE int64_t ccgym_last_start(const ccgym_batch *b)
+{
+    return b->check_truncation ? b->t - b->max_episode_steps : 0;
+}
+
+/* Whether an instance that started its episode at `start` is truncated on
+ * this step: branch-free, so that a vectorised caller keeps vectorising. */
+CCGYM_INLINE uint8_t ccgym_truncates(int check, int64_t start, int64_t last_start)
+{
+    return (uint8_t)(check & (start <= last_start));
+}
+
+/* NEXT_STEP autoreset: instance i was done on the step before, so this step
+ * resets it, its action ignored: reward 0, flags false, a new episode from t. */
+CCGYM_INLINE void ccgym_next_step_reset(ccgym_reset_fn reset, const void *p, void *s,
+                                        ccgym_pcg64 *rng, double def_a, double def_b,
+                                        float *o, size_t i, int64_t t, uint8_t *pending,
+                                        int64_t *start, double *ep_return, double *reward,
+                                        uint8_t *terminated, uint8_t *truncated)
+{
+    reset(p, s, rng, def_a, def_b, o);
+    pending[i] = 0;
+    start[i] = t;
+    ep_return[i] = 0.0;
+    reward[i] = 0.0;
+    terminated[i] = 0;
+    truncated[i] = 0;
+}
+
+/* Instance i's episode ended on this step (terminated or truncated) with
+ * return ret: its return and length are recorded; SAME_STEP resets it at
+ * once (the pre-reset observation o goes to final_o, and the new episode's
+ * return is 0) and returns 1; the other modes mark it pending (NEXT_STEP
+ * resets it on the next step, DISABLED on request) and return 0, leaving
+ * episode_return to the caller. */
+CCGYM_INLINE int ccgym_end_episode(int mode, ccgym_reset_fn reset, const void *p, void *s,
+                                    ccgym_pcg64 *rng, double def_a, double def_b, float *o,
+                                    float *final_o, int obs_dim, size_t i, int64_t t,
+                                    double ret, uint8_t *pending, int64_t *start,
+                                    double *ep_return, double *final_return,
+                                    int64_t *final_length)
+{
+    final_return[i] = ret;
+    final_length[i] = ccgym_steps_since(t, start[i]);
+    if (mode == CCGYM_AUTORESET_SAME_STEP) {
+        memcpy(final_o, o, sizeof(float) * (size_t)obs_dim);
+        reset(p, s, rng, def_a, def_b, o);
+        start[i] = t;
+        ep_return[i] = 0.0;
+        return 1;
+    }
+    pending[i] = 1;
+    return 0;
+}
+
 /* The generic loops. Each env's .c file instantiates them with its own
- * static inline step and reset, which the compiler inlines. */
+ * static inline step and reset (CCGYM_DEFINE_ENV), which the compiler inlines. */
 CCGYM_INLINE void ccgym_drive_step_loop(const ccgym_batch *b, const void *actions,
                                         size_t action_size, size_t begin, size_t end,
                                         size_t state_size, int obs_dim, double def_a,
@@ -158,42 +203,29 @@ CCGYM_INLINE void ccgym_drive_step_loop(const ccgym_batch *b, const void *action
     const size_t params_stride = b->params_stride;
     const int mode = b->autoreset_mode;
     const int64_t t = b->t;
-    /* Truncated: started at or before last_start (check_truncation implies a limit > 0). */
-    const int64_t last_start = b->check_truncation ? t - b->max_episode_steps : 0;
+    const int64_t last_start = ccgym_last_start(b);
     for (size_t i = begin; i < end; i++) {
         void *s = states + i * state_size;
         const void *p = params + i * params_stride;
         float *o = obs + i * (size_t)obs_dim;
         if (mode == CCGYM_AUTORESET_NEXT_STEP && pending[i]) {
-            reset(p, s, &rng[i], def_a, def_b, o);
-            pending[i] = 0;
-            start[i] = t;
-            ep_return[i] = 0.0;
-            reward[i] = 0.0;
-            terminated[i] = 0;
-            truncated[i] = 0;
+            ccgym_next_step_reset(reset, p, s, &rng[i], def_a, def_b, o, i, t, pending, start,
+                                  ep_return, reward, terminated, truncated);
             continue;
         }
         double r;
         uint8_t term;
         step(p, s, &rng[i], acts + i * action_size, o, &r, &term);
-        const uint8_t trunc = check_truncation ? (uint8_t)(start[i] <= last_start) : 0;
+        const uint8_t trunc = ccgym_truncates(check_truncation, start[i], last_start);
         const double ret = ep_return[i] + r;
         reward[i] = r;
         terminated[i] = term;
         truncated[i] = trunc;
-        if (term | trunc) {
-            final_return[i] = ret;
-            final_length[i] = ccgym_steps_since(t, start[i]);
-            if (mode == CCGYM_AUTORESET_SAME_STEP) {
-                memcpy(final_obs + i * (size_t)obs_dim, o, sizeof(float) * (size_t)obs_dim);
-                reset(p, s, &rng[i], def_a, def_b, o);
-                start[i] = t;
-                ep_return[i] = 0.0;
-                continue;
-            }
-            pending[i] = 1;
-        }
+        if ((term | trunc) &&
+            ccgym_end_episode(mode, reset, p, s, &rng[i], def_a, def_b, o,
+                              final_obs + i * (size_t)obs_dim, obs_dim, i, t, ret, pending,
+                              start, ep_return, final_return, final_length))
+            continue;
         ep_return[i] = ret;
     }
 }
@@ -231,13 +263,60 @@ CCGYM_INLINE void ccgym_drive_reset(const ccgym_batch *b, const uint8_t *mask, d
     }
 }
 
-/* Defines NAME_def for an env whose static inline NAME_step / NAME_reset
- * follow ccgym_step_fn / ccgym_reset_fn with typed arguments. NAME_step
- * should be CCGYM_INLINE: inlined into the loop, its outputs stay in
- * registers (GCC stops inlining a large step on its own as soon as it has a
- * second call site, which costs the cheap envs 10-20%). */
-#define CCGYM_DEFINE_ENV(NAME, STR, STATE_T, PARAMS_T, ACTION_T, ACTION_DIM, N_ACTIONS,     \
-                         OBS_DIM, DEF_A, DEF_B)                                              \
+/* The bench ceiling's bare loop (ccgym/ceiling.h) over instances [begin, end):
+ * the env's own step and reset, inlined as in the driver's loop, without the
+ * driver's bookkeeping (no time limit, no episode sums, no autoreset modes).
+ * An instance that terminates is reset at once with the env's own reset
+ * (default bounds) when generators are given; the reset's observation goes
+ * to scratch, so that obs keeps the step's. */
+CCGYM_INLINE void ccgym_bare_loop(const ccgym_bare_job *j, size_t begin, size_t end,
+                                  size_t state_size, int obs_dim, size_t action_size,
+                                  double def_a, double def_b, ccgym_step_fn step,
+                                  ccgym_reset_fn reset)
+{
+    const void *params = j->params;
+    char *restrict states = (char *)j->state;
+    ccgym_pcg64 *restrict rng = j->rng;
+    const char *restrict actions = (const char *)j->actions;
+    float *restrict obs = j->obs;
+    double *restrict reward = j->reward;
+    uint8_t *restrict terminated = j->terminated;
+    const size_t row_bytes = j->n * action_size, n_rows = j->n_action_rows;
+    const int64_t steps = j->steps;
+    float scratch[obs_dim];
+    size_t row = 0;
+    for (int64_t t = 0; t < steps; t++) {
+        const char *a = actions + row * row_bytes;
+        for (size_t i = begin; i < end; i++) {
+            void *s = states + i * state_size;
+            uint8_t term;
+            step(params, s, &rng[i], a + i * action_size, obs + i * (size_t)obs_dim, &reward[i],
+                 &term);
+            terminated[i] = term;
+            if (rng && term)
+                reset(params, s, &rng[i], def_a, def_b, scratch);
+        }
+        if (++row == n_rows)
+            row = 0;
+    }
+}
+
+/* Defines NAME_def and NAME_fast_def (ccgym/env.h) for an env whose source
+ * file has, before it:
+ *   - static inline NAME_step / NAME_reset following ccgym_step_fn /
+ *     ccgym_reset_fn with typed arguments; NAME_step should be CCGYM_INLINE:
+ *     inlined into the loop, its outputs stay in registers (GCC stops
+ *     inlining a large step on its own as soon as it has a second call site,
+ *     which costs the cheap envs 10-20%);
+ *   - NAME_state_fields[] and NAME_param_fields[] (ccgym_field, CCGYM_FIELD);
+ *   - NAME_params_init_values(void *p, const double *v), v the INPUT fields
+ *     in order.
+ * The loop-critical facts are arguments (constants in the loops); the rest of
+ * the def (name, reset options, canvas) follows as designated initializers.
+ * FAST_STEP is the fast variant's step_range (NAME_step_range: no fast
+ * kernel); the fast def is the same env otherwise. */
+#define CCGYM_DEFINE_ENV(NAME, STATE_T, PARAMS_T, ACTION_T, ACTION_DIM, N_ACTIONS, OBS_DIM,  \
+                         DEF_A, DEF_B, FAST_STEP, ...)                                       \
     CCGYM_INLINE void NAME##_step_fn(const void *p, void *s, ccgym_pcg64 *rng,               \
                                      const void *a, float *obs, double *r, uint8_t *t)      \
     {                                                                                        \
@@ -261,15 +340,33 @@ CCGYM_INLINE void ccgym_drive_reset(const ccgym_batch *b, const uint8_t *mask, d
         ccgym_drive_reset(b, mask, a, bnd, begin, end, sizeof(STATE_T), OBS_DIM,             \
                           NAME##_reset_fn);                                                  \
     }                                                                                        \
-    const ccgym_env_def NAME##_def = {STR,                                                   \
-                                      OBS_DIM,                                               \
-                                      ACTION_DIM,                                            \
-                                      N_ACTIONS,                                             \
-                                      sizeof(STATE_T),                                       \
-                                      sizeof(PARAMS_T),                                      \
-                                      DEF_A,                                                 \
-                                      DEF_B,                                                 \
-                                      NAME##_step_range,                                     \
-                                      NAME##_reset_range};
+    static void NAME##_bare_range(const ccgym_bare_job *j, size_t begin, size_t end)         \
+    {                                                                                        \
+        ccgym_bare_loop(j, begin, end, sizeof(STATE_T), OBS_DIM,                             \
+                        sizeof(ACTION_T) * ((ACTION_DIM) ? (ACTION_DIM) : 1), DEF_A, DEF_B,  \
+                        NAME##_step_fn, NAME##_reset_fn);                                    \
+    }                                                                                        \
+    extern const ccgym_env_def NAME##_fast_def;                                              \
+    const ccgym_env_def NAME##_def = {CCGYM_ENV_DEF_INIT_(NAME, STATE_T, PARAMS_T, ACTION_DIM,  \
+                                                          N_ACTIONS, OBS_DIM, DEF_A, DEF_B,    \
+                                                          NAME##_step_range),                  \
+                                      __VA_ARGS__};                                            \
+    const ccgym_env_def NAME##_fast_def = {CCGYM_ENV_DEF_INIT_(NAME, STATE_T, PARAMS_T,          \
+                                                               ACTION_DIM, N_ACTIONS, OBS_DIM,  \
+                                                               DEF_A, DEF_B, FAST_STEP),        \
+                                           __VA_ARGS__};
+
+/* The def's members that CCGYM_DEFINE_ENV fills from its arguments. */
+#define CCGYM_ENV_DEF_INIT_(NAME, STATE_T, PARAMS_T, ACTION_DIM, N_ACTIONS, OBS_DIM, DEF_A,     \
+                            DEF_B, STEP_RANGE)                                                 \
+    .obs_dim = OBS_DIM, .action_dim = ACTION_DIM, .n_actions = N_ACTIONS,                      \
+    .state_size = sizeof(STATE_T), .params_size = sizeof(PARAMS_T), .default_a = DEF_A,       \
+    .default_b = DEF_B, .state_fields = NAME##_state_fields,                                  \
+    .n_state_fields = (int)(sizeof NAME##_state_fields / sizeof NAME##_state_fields[0]),      \
+    .param_fields = NAME##_param_fields,                                                      \
+    .n_param_fields = (int)(sizeof NAME##_param_fields / sizeof NAME##_param_fields[0]),      \
+    .params_init = NAME##_params_init_values, .step_range = STEP_RANGE,                       \
+    .reset_range = NAME##_reset_range, .reset_one = NAME##_reset_fn,                          \
+    .bare_range = NAME##_bare_range, .fast = &NAME##_fast_def
 
 #endif /* CCGYM_DRIVER_H_ */

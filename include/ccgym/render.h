@@ -10,16 +10,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Same order as _core.ENV_KINDS. */
-enum ccgym_render_kind {
-    CCGYM_RENDER_CARTPOLE = 0,
-    CCGYM_RENDER_MOUNTAIN_CAR = 1,
-    CCGYM_RENDER_MOUNTAIN_CAR_CONTINUOUS = 2,
-    CCGYM_RENDER_PENDULUM = 3,
-    CCGYM_RENDER_ACROBOT = 4,
-    CCGYM_RENDER_NUM_KINDS = 5
-};
-
 /* Pendulum's torque icon (gymnasium/envs/classic_control/assets/clockwise.png)
  * pre-scaled to every square size 0..max_size that smoothscale can be asked
  * for: the s x s RGBA image (straight alpha) starts at rgba + offset[s]. */
@@ -30,7 +20,7 @@ typedef struct ccgym_render_icon {
 } ccgym_render_icon;
 
 typedef struct ccgym_render_job {
-    int kind;                      /* enum ccgym_render_kind */
+    int kind;                      /* the env: its index in the registry ccgym_envs[] */
     const void *states;            /* the batch's array of ccgym_<env>_state */
     const void *params;            /* the batch's ccgym_<env>_params: one shared, or one per instance */
     size_t params_stride;          /* 0: all instances share params[0]; else sizeof(params struct) */
@@ -43,7 +33,8 @@ typedef struct ccgym_render_job {
     int channels;                  /* 3: RGB; 1: luminance (0.2125, 0.7154, 0.0721) */
 } ccgym_render_job;
 
-/* Canvas size of a kind (600x400 or 500x500); -1 for an unknown kind. */
+/* The env def's canvas size (Gymnasium's screen); -1 for an unknown kind or one
+ * without a renderer. The sizes of its state and params structs (0: unknown). */
 int ccgym_render_canvas_size(int kind, int *width, int *height);
 size_t ccgym_render_state_size(int kind);
 size_t ccgym_render_params_size(int kind);

@@ -1,14 +1,16 @@
 # cython: language_level=3, boundscheck=False, wraparound=False
-"""Bench-only reference ceiling (src/ceiling.c): each env's exact physics in
-a bare C loop over N instances x T steps, timed inside C. Used by
-``ccgym bench --ceiling``; not part of ccgym's API."""
+"""Bench-only reference ceiling (src/ceiling.c): each env's own exact step and
+reset (the ones the real path inlines) in a bare C loop over N instances x T
+steps, timed inside C. Used by ``ccgym bench --ceiling``; not part of
+ccgym's API."""
 
 import numpy as np
 
 cimport numpy as cnp
-from libc.stdint cimport int64_t, uint8_t, uint64_t
+from libc.stdint cimport int64_t, uint8_t, uint64_t, uintptr_t
+from libc.stdlib cimport calloc, free
 
-from ccgym._core import _aligned_zeros
+from ccgym._core import ENV_KINDS, env_info
 
 cnp.import_array()
 
@@ -20,107 +22,152 @@ cdef extern from "ccgym/rng.h" nogil:
 
 
 cdef extern from "ccgym/ceiling.h" nogil:
-    int ccgym_ceiling_state_dim(int env)
-    int ccgym_ceiling_obs_dim(int env)
-    int ccgym_ceiling_action_dim(int env)
-    double ccgym_ceiling_run(int env, size_t n, int64_t steps, double *state,
-                             void *rng, const void *actions,
-                             size_t n_action_rows, float *obs, double *reward,
-                             uint8_t *terminated, int n_threads, int cpu_clock)
+    double ccgym_ceiling_run(int env, size_t n, int64_t steps, void *state, void *rng,
+                             const void *actions, size_t n_action_rows, float *obs,
+                             double *reward, uint8_t *terminated, int n_threads, int cpu_clock)
 
 
-# Same order as ccgym._core.ENV_KINDS and enum ccgym_ceiling_env.
-ENV_KINDS = ("CartPole", "MountainCar", "MountainCarContinuous", "Pendulum", "Acrobot")
-
-
-cdef int _env_index(str kind) except -1:
-    try:
-        return ENV_KINDS.index(kind)
-    except ValueError:
-        raise ValueError(f"unknown env kind {kind!r}; expected one of {ENV_KINDS}") from None
+cdef inline size_t _round_up(size_t nbytes):
+    return (nbytes + 63) & ~(<size_t>63)
 
 
 def state_dim(str kind):
-    """Doubles of state per instance in the ceiling's layout."""
-    return ccgym_ceiling_state_dim(_env_index(kind))
+    """float64 values per instance in the ceiling's flat layout: the leading
+    float64 fields of the env's C state struct."""
+    dt = env_info(kind).state_dtype
+    return sum(int(np.prod(dt.fields[f][0].shape, dtype=np.int64))
+               for f in env_info(kind).state_float_fields)
 
 
 def obs_dim(str kind):
     """Observation size per instance."""
-    return ccgym_ceiling_obs_dim(_env_index(kind))
+    return env_info(kind).obs_dim
 
 
 def action_dtype(str kind):
     """int64 (discrete) or float32 (continuous)."""
-    return np.dtype(np.float32) if ccgym_ceiling_action_dim(_env_index(kind)) else np.dtype(np.int64)
+    return np.dtype(np.float32) if env_info(kind).action_dim else np.dtype(np.int64)
 
 
-class Run:
-    """The buffers of one ceiling run: ``state`` (N, state_dim) float64 (updated
-    in place), ``obs`` (N, obs_dim) float32, ``reward`` (N,) float64,
-    ``terminated`` (N,) bool. With a ``seed``, an instance that terminates is
-    reset at once, drawn as its kernel draws a reset (per-instance PCG64
-    generators seeded seed, seed + 1, ...; ``rng_state``); without one it
-    steps on from the terminal state."""
+cdef class Run:
+    """The buffers of one ceiling run, owned by the Run (C memory; the arrays
+    below are views of it, which cannot be resized or replaced): ``states``
+    (N,) the env's C state structs (its ``state_dtype``), ``state`` (N,
+    state_dim) float64, a view of their float64 fields (the ceiling's flat
+    layout), ``obs`` (N, obs_dim) float32, ``reward`` (N,) float64,
+    ``terminated`` (N,) bool. ``state`` given to the constructor is copied in:
+    (N, state_dim) float64 (the other fields, e.g. CartPole's
+    steps_beyond_terminated, take the values of EnvInfo.state_fill) or (N,)
+    of the env's state_dtype. With a ``seed``, an instance that terminates is
+    reset at once by its env's own reset (per-instance PCG64 generators
+    seeded seed, seed + 1, ...; ``rng_state``); without one it steps on from
+    the terminal state."""
 
-    def __init__(self, str kind, cnp.ndarray state, seed=None):
-        cdef int env = _env_index(kind)
-        cdef int sd = ccgym_ceiling_state_dim(env)
-        if state.dtype != np.float64 or state.ndim != 2 or state.shape[1] != sd:
-            raise ValueError(f"state must be a float64 array of shape (N, {sd})")
-        if not state.flags.c_contiguous or not state.flags.writeable:
-            raise ValueError("state must be C-contiguous and writeable")
-        n = state.shape[0]
+    cdef void *_mem
+    cdef char *_states
+    cdef ccgym_pcg64 *_rng
+    cdef float *_obs
+    cdef double *_reward
+    cdef uint8_t *_terminated
+    cdef int _env
+    cdef int64_t _n_actions
+    cdef readonly str kind
+    cdef readonly Py_ssize_t num_envs
+    cdef readonly object states, state, obs, reward, terminated, rng_state
+
+    def __cinit__(self, str kind, cnp.ndarray state, seed=None):
+        info = env_info(kind)
+        cdef int sd = state_dim(kind)
+        cdef bint structured = state.dtype == info.state_dtype
+        if structured:
+            if state.ndim != 1:
+                raise ValueError(f"a structured state must be 1-D, got shape {np.shape(state)}")
+        elif state.dtype != np.float64 or state.ndim != 2 or state.shape[1] != sd:
+            raise ValueError(f"state must be a float64 array of shape (N, {sd}) "
+                             f"or a 1-D array of {kind}'s state_dtype")
+        if seed is not None and seed < 0:
+            raise ValueError("seed must be a non-negative integer")
+        cdef Py_ssize_t n = state.shape[0]
+        cdef size_t ssize = info.state_size
+        cdef int od = info.obs_dim
+        # One block, each part 64-byte aligned: states, generators, obs, reward, flags.
+        cdef size_t o_rng = _round_up(n * ssize)
+        cdef size_t o_obs = o_rng + _round_up(n * 32)
+        cdef size_t o_rew = o_obs + _round_up(n * od * sizeof(float))
+        cdef size_t o_term = o_rew + _round_up(n * sizeof(double))
+        cdef size_t total = o_term + _round_up(n)
+        self._mem = calloc(total + 64, 1)
+        if self._mem == NULL:
+            raise MemoryError(f"cannot allocate the ceiling's {n} instances")
+        cdef char *base = <char *>(((<uintptr_t>self._mem) + 63) & ~(<uintptr_t>63))
+        self._states = base
+        self._obs = <float *>(base + o_obs)
+        self._reward = <double *>(base + o_rew)
+        self._terminated = <uint8_t *>(base + o_term)
+        self._env = info.index
+        self._n_actions = info.n_actions
         self.kind = kind
         self.num_envs = n
-        self.state = state
+
+        self.states = self._view(base, n * ssize, np.uint8).view(info.state_dtype)
+        # The leading float64 fields of each struct as one (N, state_dim) row.
+        self.state = np.ndarray((n, sd), dtype=np.float64, buffer=self.states, offset=0,
+                                strides=(ssize, 8))
+        if structured:
+            self.states[...] = state
+        else:
+            for name, value in info.state_fill.items():
+                self.states[name] = value
+            self.state[...] = state
         self.rng_state = None
+        self._rng = NULL
         if seed is not None:
-            if seed < 0:
-                raise ValueError("seed must be a non-negative integer")
-            self.rng_state = _aligned_zeros(n * 32)
-            ccgym_pcg64_seed_range(<ccgym_pcg64 *>cnp.PyArray_DATA(self.rng_state),
-                                   <uint64_t>seed, n)
-        self.obs = np.zeros((n, ccgym_ceiling_obs_dim(env)), dtype=np.float32)
-        self.reward = np.zeros(n, dtype=np.float64)
-        self.terminated = np.zeros(n, dtype=np.bool_)
+            self._rng = <ccgym_pcg64 *>(base + o_rng)
+            ccgym_pcg64_seed_range(self._rng, <uint64_t>seed, n)
+            self.rng_state = self._view(base + o_rng, n * 32, np.uint8)
+        self.obs = self._view(base + o_obs, n * od * sizeof(float), np.uint8).view(
+            np.float32).reshape(n, od)
+        self.reward = self._view(base + o_rew, n * sizeof(double), np.uint8).view(np.float64)
+        self.terminated = self._view(base + o_term, n, np.uint8).view(np.bool_)
+
+    def __dealloc__(self):
+        free(self._mem)
+
+    cdef object _view(self, void *data, size_t nbytes, dtype):
+        """A 1-D uint8 array over nbytes of this Run's memory, kept alive by it."""
+        cdef cnp.npy_intp dims[1]
+        dims[0] = <cnp.npy_intp>nbytes
+        arr = cnp.PyArray_SimpleNewFromData(1, dims, cnp.NPY_UINT8, data)
+        cnp.set_array_base(arr, self)
+        return arr
 
     def run(self, actions, int64_t steps, int num_threads=1, bint cpu_clock=False):
         """Steps every instance `steps` times; step t takes actions[t % K] from
         actions of shape (K, N) (int64, discrete) or (K, N) / (K, N, 1)
-        (float32, continuous). Returns the loop's time in seconds, measured
-        inside C: wall time, or the calling thread's CPU time if cpu_clock."""
-        cdef int env = _env_index(self.kind)
-        cdef cnp.ndarray a = np.ascontiguousarray(actions)
-        cdef Py_ssize_t n = self.num_envs
-        if a.dtype != action_dtype(self.kind):
-            raise TypeError(f"{self.kind} ceiling actions must be {action_dtype(self.kind)}, "
-                            f"got {a.dtype}")
+        (float32, continuous), in native byte order. Returns the loop's time
+        in seconds, measured inside C: wall time, or the calling thread's CPU
+        time if cpu_clock."""
+        want = action_dtype(self.kind)
+        cdef cnp.ndarray a = np.asarray(actions)
+        if a.dtype != want:
+            raise TypeError(f"{self.kind} ceiling actions must be {want}, got {a.dtype}")
         if a.ndim == 3 and a.shape[2] == 1 and a.dtype == np.float32:
             a = a.reshape(a.shape[0], a.shape[1])
+        cdef Py_ssize_t n = self.num_envs
         if a.ndim != 2 or a.shape[1] != n or a.shape[0] < 1:
-            raise ValueError(f"actions must have shape (K, {n}), got {actions.shape}")
-        if a.dtype == np.int64:
-            n_actions = 2 if self.kind == "CartPole" else 3
-            if a.size and (a.min() < 0 or a.max() >= n_actions):
-                raise ValueError(f"discrete actions must be in [0, {n_actions})")
+            raise ValueError(f"actions must have shape (K, {n}), got {np.shape(actions)}")
+        # C reads the rows as one aligned, contiguous, native array.
+        a = np.require(a, dtype=want, requirements=("C", "A"))
+        if a.dtype == np.int64 and a.size and (a.min() < 0 or a.max() >= self._n_actions):
+            raise ValueError(f"discrete actions must be in [0, {self._n_actions})")
         if steps < 0:
             raise ValueError("steps must be non-negative")
-        cdef cnp.ndarray st = self.state
-        cdef cnp.ndarray ob = self.obs
-        cdef cnp.ndarray rw = self.reward
-        cdef cnp.ndarray te = self.terminated
-        cdef cnp.ndarray rs = self.rng_state
-        cdef void *rsp = NULL if rs is None else cnp.PyArray_DATA(rs)
-        cdef double *sp = <double *>cnp.PyArray_DATA(st)
         cdef const void *ap = cnp.PyArray_DATA(a)
         cdef size_t rows = a.shape[0]
-        cdef float *op = <float *>cnp.PyArray_DATA(ob)
-        cdef double *rp = <double *>cnp.PyArray_DATA(rw)
-        cdef uint8_t *tp = <uint8_t *>cnp.PyArray_DATA(te)
         cdef double seconds
         with nogil:
-            seconds = ccgym_ceiling_run(env, n, steps, sp, rsp, ap, rows, op, rp, tp,
+            seconds = ccgym_ceiling_run(self._env, n, steps, self._states, self._rng, ap, rows,
+                                        self._obs, self._reward, self._terminated,
                                         num_threads, cpu_clock)
         if seconds < 0:
             raise RuntimeError("ccgym_ceiling_run rejected its arguments")

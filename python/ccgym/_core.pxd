@@ -11,6 +11,50 @@ cdef extern from "ccgym/rng.h" nogil:
     double ccgym_pcg64_next_double(ccgym_pcg64 *rng)
 
 
+cdef extern from "ccgym/env.h" nogil:
+    enum:
+        CCGYM_FIELD_F64
+        CCGYM_FIELD_I64
+        CCGYM_FIELD_I32
+        CCGYM_PARAM_INPUT
+        CCGYM_PARAM_PHYSICS
+        CCGYM_PARAM_BOOL
+        CCGYM_PARAM_DERIVED
+
+    ctypedef struct ccgym_field:
+        const char *name
+        size_t offset
+        int type
+        int count
+        int flags
+        double value
+
+    ctypedef struct ccgym_env_def:
+        const char *name
+        int obs_dim
+        int action_dim
+        int64_t n_actions
+        size_t state_size
+        size_t params_size
+        double default_a
+        double default_b
+        int reset_symmetric
+        const char *reset_option_a
+        const char *reset_option_b
+        int canvas_width
+        int canvas_height
+        const ccgym_field *state_fields
+        int n_state_fields
+        const ccgym_field *param_fields
+        int n_param_fields
+        void (*params_init)(void *params, const double *values) noexcept nogil
+        const void *step_range  # a function pointer in C; only compared here
+        const ccgym_env_def *fast
+
+    const ccgym_env_def **ccgym_envs  # const ccgym_env_def *const ccgym_envs[] in C
+    const int ccgym_num_envs
+
+
 cdef extern from "ccgym/driver.h" nogil:
     enum:
         CCGYM_AUTORESET_NEXT_STEP
@@ -40,64 +84,7 @@ cdef extern from "ccgym/driver.h" nogil:
         double *final_return
         int64_t *final_length
 
-    ctypedef struct ccgym_env_def:
-        const char *name
-        int obs_dim
-        int action_dim
-        int64_t n_actions
-        size_t state_size
-        size_t params_size
-        double default_a
-        double default_b
-        void (*step_range)(const ccgym_batch *b, const void *actions, size_t begin, size_t end) noexcept nogil
-
-    const ccgym_env_def ccgym_cartpole_def
-    const ccgym_env_def ccgym_mountain_car_def
-    const ccgym_env_def ccgym_continuous_mountain_car_def
-    const ccgym_env_def ccgym_pendulum_def
-    const ccgym_env_def ccgym_acrobot_def
-
     void ccgym_batch_step(const ccgym_env_def *d, ccgym_batch *b, const void *actions,
                           int n_threads)
     void ccgym_batch_reset(const ccgym_env_def *d, ccgym_batch *b, const uint8_t *mask,
                            double a, double bnd, int n_threads)
-
-
-cdef extern from "ccgym/cartpole.h" nogil:
-    ctypedef struct ccgym_cartpole_params:
-        pass
-    void ccgym_cartpole_params_init(ccgym_cartpole_params *p, double gravity, double masscart,
-                                    double masspole, double length, double force_mag,
-                                    double tau, int euler, int sutton_barto_reward)
-
-
-cdef extern from "ccgym/mountain_car.h" nogil:
-    ctypedef struct ccgym_mountain_car_params:
-        pass
-    void ccgym_mountain_car_params_init(ccgym_mountain_car_params *p, double goal_velocity,
-                                        double force, double gravity)
-
-
-cdef extern from "ccgym/continuous_mountain_car.h" nogil:
-    ctypedef struct ccgym_continuous_mountain_car_params:
-        pass
-    void ccgym_continuous_mountain_car_params_init(ccgym_continuous_mountain_car_params *p,
-                                                   double goal_velocity, double power)
-
-
-cdef extern from "ccgym/pendulum.h" nogil:
-    ctypedef struct ccgym_pendulum_params:
-        pass
-    void ccgym_pendulum_params_init(ccgym_pendulum_params *p, double g, double m, double l,
-                                    double max_speed, double max_torque, double dt)
-
-
-cdef extern from "ccgym/acrobot.h" nogil:
-    ctypedef struct ccgym_acrobot_params:
-        pass
-    void ccgym_acrobot_params_init(ccgym_acrobot_params *p, double link_length_1,
-                                   double link_length_2, double link_mass_1,
-                                   double link_mass_2, double link_com_pos_1,
-                                   double link_com_pos_2, double link_moi,
-                                   double max_vel_1, double max_vel_2,
-                                   double torque_noise_max, int book, int use_npy_fma_trig)

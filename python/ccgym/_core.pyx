@@ -27,14 +27,10 @@ AUTORESET_NEXT_STEP = CCGYM_AUTORESET_NEXT_STEP
 AUTORESET_SAME_STEP = CCGYM_AUTORESET_SAME_STEP
 AUTORESET_DISABLED = CCGYM_AUTORESET_DISABLED
 
-ENV_KINDS = ("CartPole", "MountainCar", "MountainCarContinuous", "Pendulum", "Acrobot")
 
 
 cdef extern from "ccgym/driver.h" nogil:
     int ccgym_discrete_in_range(const int64_t *a, size_t n, int64_t n_actions)
-    const ccgym_env_def ccgym_cartpole_fast_def
-    const ccgym_env_def ccgym_pendulum_fast_def
-    const ccgym_env_def ccgym_acrobot_fast_def
 
 cdef extern from "ccgym/fastmath.h" nogil:
     const char *ccgym_fast_isa()
@@ -44,23 +40,138 @@ cdef extern from "ccgym/fastmath.h" nogil:
 PRECISIONS = ("exact", "fast")
 
 
+# ------------------------------------------------------------------ env table
+# Everything below is read from the C registry (ccgym_envs[], include/ccgym/env.h):
+# each env's facts are stated once, in its own source file (src/<env>.c).
+
+_FIELD_FORMATS = {CCGYM_FIELD_F64: "f8", CCGYM_FIELD_I64: "i8", CCGYM_FIELD_I32: "i4"}
+
+
+cdef _field_dtype(const ccgym_field *fields, int n, size_t itemsize):
+    """A numpy structured dtype with the C struct's layout."""
+    names, formats, offsets = [], [], []
+    cdef int k
+    for k in range(n):
+        names.append(fields[k].name.decode())
+        fmt = _FIELD_FORMATS[fields[k].type]
+        formats.append(fmt if fields[k].count == 1 else (fmt, (fields[k].count,)))
+        offsets.append(fields[k].offset)
+    return np.dtype({"names": names, "formats": formats, "offsets": offsets,
+                     "itemsize": itemsize})
+
+
+class EnvInfo:
+    """One env's definition, as its C def states it (read-only).
+
+    ``kind``, ``obs_dim``, ``action_dim`` (0: discrete), ``n_actions``,
+    ``state_size`` and ``params_size`` (bytes), ``state_dtype`` and
+    ``params_dtype`` (numpy structured dtypes with the C layouts),
+    ``param_fields`` (params_init's inputs, in order), ``param_defaults``
+    (Gymnasium's default of each input; switches as bool), ``physics_fields``
+    (the inputs a vector env takes per instance), ``bool_fields``,
+    ``derived_fields`` (computed by params_init), ``default_reset`` (the
+    reset bounds (a, b)), ``reset_options`` (their names in
+    ``reset(options=...)``), ``reset_symmetric`` ((a, b) are (x_init, y_init):
+    uniform in [-a, a] x [-b, b]), ``canvas_size`` ((height, width) of the
+    render screen), ``state_float_fields`` (the leading float64 state
+    fields) and ``state_fill`` (the value of each other state field in a
+    state given by those alone)."""
+
+    __slots__ = ("kind", "index", "obs_dim", "action_dim", "n_actions", "state_size",
+                 "params_size", "state_dtype", "params_dtype", "param_fields",
+                 "param_defaults", "physics_fields", "bool_fields", "derived_fields",
+                 "default_reset", "reset_options", "reset_symmetric", "canvas_size",
+                 "state_float_fields", "state_fill", "has_fast")
+
+    def __setattr__(self, name, value):
+        raise AttributeError("EnvInfo is read-only")
+
+    def __repr__(self):
+        return f"EnvInfo({self.kind!r})"
+
+
+cdef object _env_info(int index):
+    cdef const ccgym_env_def *d = ccgym_envs[index]
+    cdef int k
+    info = EnvInfo.__new__(EnvInfo)
+    put = lambda name, value: object.__setattr__(info, name, value)
+    put("kind", d.name.decode())
+    put("index", index)
+    put("obs_dim", d.obs_dim)
+    put("action_dim", d.action_dim)
+    put("n_actions", d.n_actions)
+    put("state_size", d.state_size)
+    put("params_size", d.params_size)
+    put("state_dtype", _field_dtype(d.state_fields, d.n_state_fields, d.state_size))
+    put("params_dtype", _field_dtype(d.param_fields, d.n_param_fields, d.params_size))
+    inputs, defaults, physics, bools, derived = [], {}, [], [], []
+    for k in range(d.n_param_fields):
+        name = d.param_fields[k].name.decode()
+        flags = d.param_fields[k].flags
+        if flags & CCGYM_PARAM_INPUT:
+            inputs.append(name)
+            value = d.param_fields[k].value
+            defaults[name] = bool(value) if flags & CCGYM_PARAM_BOOL else value
+            if flags & CCGYM_PARAM_PHYSICS:
+                physics.append(name)
+            if flags & CCGYM_PARAM_BOOL:
+                bools.append(name)
+        else:
+            derived.append(name)
+    put("param_fields", tuple(inputs))
+    put("param_defaults", defaults)
+    put("physics_fields", tuple(physics))
+    put("bool_fields", tuple(bools))
+    put("derived_fields", tuple(derived))
+    put("default_reset", (d.default_a, d.default_b))
+    put("reset_options", (d.reset_option_a.decode(), d.reset_option_b.decode()))
+    put("reset_symmetric", bool(d.reset_symmetric))
+    put("canvas_size", (d.canvas_height, d.canvas_width))
+    floats, fill = [], {}
+    for k in range(d.n_state_fields):
+        name = d.state_fields[k].name.decode()
+        if d.state_fields[k].type == CCGYM_FIELD_F64 and not fill:
+            floats.append(name)
+        else:
+            value = d.state_fields[k].value
+            fill[name] = value if d.state_fields[k].type == CCGYM_FIELD_F64 else int(value)
+    put("state_float_fields", tuple(floats))
+    put("state_fill", fill)
+    put("has_fast", d.fast != d and d.fast.step_range != d.step_range)
+    return info
+
+
+ENV_INFO = {}
+for _k in range(ccgym_num_envs):
+    _info = _env_info(_k)
+    ENV_INFO[_info.kind] = _info
+del _k, _info
+# The env kinds, in the registry's order (an env's index is its position).
+ENV_KINDS = tuple(ENV_INFO)
+# The parameters each kernel's params_init takes, in order.
+PARAM_FIELDS = {kind: info.param_fields for kind, info in ENV_INFO.items()}
+
+
+def env_info(str kind):
+    """The EnvInfo of `kind`; ValueError for an unknown kind."""
+    try:
+        return ENV_INFO[kind]
+    except KeyError:
+        raise ValueError(f"unknown env kind {kind!r}; expected one of {ENV_KINDS}") from None
+
+
+def state_dtype(str kind):
+    """The numpy structured dtype of one instance's C state struct."""
+    return env_info(kind).state_dtype
+
+
 cdef const ccgym_env_def *_env_def(str kind, str precision="exact") except NULL:
     if precision not in PRECISIONS:
         raise ValueError(f"precision must be one of {PRECISIONS}, got {precision!r}")
-    cdef bint fast = precision == "fast"
-    if kind == "CartPole":
-        return &ccgym_cartpole_fast_def if fast else &ccgym_cartpole_def
-    # MountainCar's step has one cos and branchy clipping: nothing for the
-    # fast kernels to gain, so "fast" runs the exact kernels.
-    if kind == "MountainCar":
-        return &ccgym_mountain_car_def
-    if kind == "MountainCarContinuous":
-        return &ccgym_continuous_mountain_car_def
-    if kind == "Pendulum":
-        return &ccgym_pendulum_fast_def if fast else &ccgym_pendulum_def
-    if kind == "Acrobot":
-        return &ccgym_acrobot_fast_def if fast else &ccgym_acrobot_def
-    raise ValueError(f"unknown env kind {kind!r}; expected one of {ENV_KINDS}")
+    cdef const ccgym_env_def *d = ccgym_envs[env_info(kind).index]
+    # An env without fast kernels (MountainCar's step has one cos and
+    # branchy clipping) has a fast def that runs the exact step.
+    return d.fast if precision == "fast" else d
 
 
 FAST_ISAS = ("generic", "avx2", "avx512")
@@ -129,36 +240,6 @@ def int_seed_words(seed):
         words.append(seed & 0xFFFFFFFF)
         seed >>= 32
     return np.array(words or [0], dtype=np.uint32)
-
-
-# The parameters each kernel's params_init takes, in order (see include/ccgym/).
-PARAM_FIELDS = {
-    "CartPole": ("gravity", "masscart", "masspole", "length", "force_mag", "tau", "euler",
-                 "sutton_barto_reward"),
-    "MountainCar": ("goal_velocity", "force", "gravity"),
-    "MountainCarContinuous": ("goal_velocity", "power"),
-    "Pendulum": ("g", "m", "l", "max_speed", "max_torque", "dt"),
-    "Acrobot": ("link_length_1", "link_length_2", "link_mass_1", "link_mass_2",
-                "link_com_pos_1", "link_com_pos_2", "link_moi", "max_vel_1", "max_vel_2",
-                "torque_noise_max", "book", "use_npy_fma_trig"),
-}
-
-
-cdef void _init_one_params(str kind, void *ptr, double[::1] v) except *:
-    if kind == "CartPole":
-        ccgym_cartpole_params_init(<ccgym_cartpole_params *>ptr, v[0], v[1], v[2], v[3], v[4],
-                                   v[5], <int>v[6], <int>v[7])
-    elif kind == "MountainCar":
-        ccgym_mountain_car_params_init(<ccgym_mountain_car_params *>ptr, v[0], v[1], v[2])
-    elif kind == "MountainCarContinuous":
-        ccgym_continuous_mountain_car_params_init(
-            <ccgym_continuous_mountain_car_params *>ptr, v[0], v[1])
-    elif kind == "Pendulum":
-        ccgym_pendulum_params_init(<ccgym_pendulum_params *>ptr, v[0], v[1], v[2], v[3], v[4],
-                                   v[5])
-    else:
-        ccgym_acrobot_params_init(<ccgym_acrobot_params *>ptr, v[0], v[1], v[2], v[3], v[4],
-                                  v[5], v[6], v[7], v[8], v[9], <int>v[10], <int>v[11])
 
 
 # ------------------------------------------------------------ owned memory
@@ -559,7 +640,7 @@ cdef class Batch:
         cdef size_t size = self._def.params_size
         cdef Py_ssize_t i
         for i in range(count):
-            _init_one_params(self.kind, base + i * size, v[i])
+            self._def.params_init(base + i * size, &v[i, 0])
         self.params_buffer = buf
         self._b.params = base
         self._b.params_stride = size if per_instance else 0

@@ -16,7 +16,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from ccgym._params import RESET_BOUNDS
+from ccgym import _core
 
 CLOSED = "the environment is closed"
 BUSY = ("this environment is being stepped or reset by another thread; ccgym envs are not "
@@ -203,10 +203,10 @@ def parse_reset_bounds(kind: str, options: Any) -> tuple[float | None, float | N
         return None, None
     if not isinstance(options, dict):
         raise TypeError(f"options must be a dict or None, got {type(options).__name__}")
-    keys = ("x_init", "y_init") if kind == "Pendulum" else ("low", "high")
+    info = _core.env_info(kind)
     a, b = (_verify_number_and_cast(options[k] if k in options else default)
-            for k, default in zip(keys, RESET_BOUNDS[kind]))
-    if kind == "Pendulum":
+            for k, default in zip(info.reset_options, info.default_reset))
+    if info.reset_symmetric:  # Pendulum's (x_init, y_init): uniform in [-x, x] x [-y, y]
         # np_random.uniform(low=-high, high=high) checks high - low.
         _check_uniform_range(a - -a)
         _check_uniform_range(b - -b)

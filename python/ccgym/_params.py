@@ -1,4 +1,4 @@
-"""Gymnasium's default physical parameters and reset bounds, per env kind."""
+"""Gymnasium's default physical parameters per env kind, read from the C env table."""
 
 from __future__ import annotations
 
@@ -8,36 +8,29 @@ from typing import Any
 
 import numpy as np
 
-# Gymnasium's default reset bounds: (low, high), for Pendulum (x_init, y_init).
-RESET_BOUNDS = {
-    "CartPole": (-0.05, 0.05),
-    "MountainCar": (-0.6, -0.4),
-    "MountainCarContinuous": (-0.6, -0.4),
-    "Pendulum": (np.pi, 1.0),
-    "Acrobot": (-0.1, 0.1),
-}
+from ccgym import _core
+
+def _defaults(kind: str, **changes: Any) -> dict[str, Any]:
+    """The inputs of kind's params_init: Gymnasium's defaults as the env's C def
+    states them (ccgym._core.ENV_INFO), with changes."""
+    return {**_core.ENV_INFO[kind].param_defaults, **changes}
 
 
 def cartpole_params(sutton_barto_reward: bool = False) -> dict[str, Any]:
-    return {
-        "gravity": 9.8, "masscart": 1.0, "masspole": 0.1, "length": 0.5,
-        "force_mag": 10.0, "tau": 0.02, "euler": True,
-        "sutton_barto_reward": bool(sutton_barto_reward),
-    }
+    return _defaults("CartPole", sutton_barto_reward=bool(sutton_barto_reward))
 
 
 def mountain_car_params(goal_velocity: float = 0) -> dict[str, Any]:
-    return {"goal_velocity": _number("goal_velocity", goal_velocity),
-            "force": 0.001, "gravity": 0.0025}
+    return _defaults("MountainCar", goal_velocity=_number("goal_velocity", goal_velocity))
 
 
 def continuous_mountain_car_params(goal_velocity: float = 0) -> dict[str, Any]:
-    return {"goal_velocity": _number("goal_velocity", goal_velocity), "power": 0.0015}
+    return _defaults("MountainCarContinuous",
+                     goal_velocity=_number("goal_velocity", goal_velocity))
 
 
 def pendulum_params(g: float = 10.0) -> dict[str, Any]:
-    return {"g": _number("g", g), "m": 1.0, "l": 1.0, "max_speed": 8.0,
-            "max_torque": 2.0, "dt": 0.05}
+    return _defaults("Pendulum", g=_number("g", g))
 
 
 def acrobot_params(torque_noise_max: float = 0.0, book_or_nips: str = "book") -> dict[str, Any]:
@@ -46,13 +39,8 @@ def acrobot_params(torque_noise_max: float = 0.0, book_or_nips: str = "book") ->
     torque_noise_max = _number("torque_noise_max", torque_noise_max)
     if not math.isfinite(torque_noise_max) or torque_noise_max < 0:
         raise ValueError(f"torque_noise_max must be finite and >= 0, got {torque_noise_max}")
-    return {
-        "link_length_1": 1.0, "link_length_2": 1.0, "link_mass_1": 1.0,
-        "link_mass_2": 1.0, "link_com_pos_1": 0.5, "link_com_pos_2": 0.5,
-        "link_moi": 1.0, "max_vel_1": 4 * math.pi, "max_vel_2": 9 * math.pi,
-        "torque_noise_max": torque_noise_max, "book": book_or_nips == "book",
-        "use_npy_fma_trig": numpy_float32_trig_uses_fma(),
-    }
+    return _defaults("Acrobot", torque_noise_max=torque_noise_max, book=book_or_nips == "book",
+                     use_npy_fma_trig=numpy_float32_trig_uses_fma())
 
 
 # Physical parameters a vector env takes per instance (scalars or length-N
@@ -60,16 +48,8 @@ def acrobot_params(torque_noise_max: float = 0.0, book_or_nips: str = "book") ->
 # total_mass, Pendulum's coefficients, Acrobot's inertia terms) are computed
 # from them by the C params_init exactly as Gymnasium's __init__/step do.
 PHYSICS = {
-    "CartPole": {"gravity": 9.8, "masscart": 1.0, "masspole": 0.1, "length": 0.5,
-                 "force_mag": 10.0, "tau": 0.02},
-    "MountainCar": {"force": 0.001, "gravity": 0.0025},
-    "MountainCarContinuous": {"power": 0.0015},
-    "Pendulum": {"g": 10.0, "m": 1.0, "l": 1.0, "max_speed": 8.0, "max_torque": 2.0,
-                 "dt": 0.05},
-    "Acrobot": {"link_length_1": 1.0, "link_length_2": 1.0, "link_mass_1": 1.0,
-                "link_mass_2": 1.0, "link_com_pos_1": 0.5, "link_com_pos_2": 0.5,
-                "link_moi": 1.0, "max_vel_1": 4 * math.pi, "max_vel_2": 9 * math.pi,
-                "torque_noise_max": 0.0},
+    kind: {name: info.param_defaults[name] for name in info.physics_fields}
+    for kind, info in _core.ENV_INFO.items()
 }
 
 
@@ -93,6 +73,7 @@ def physics_value(name: str, value: Any, num_envs: int) -> float | np.ndarray:
     return arr
 
 
+# One per kind of the registry (tests/test_env_table.py checks they match).
 PARAMS = {
     "CartPole": cartpole_params,
     "MountainCar": mountain_car_params,
@@ -121,8 +102,6 @@ def numpy_float32_trig_uses_fma() -> bool:
     with FMA (AVX2/AVX-512, NEON) and with libm elsewhere. Gymnasium's Acrobot
     feeds float32 angles to np.cos/np.sin at reset, so ccgym must pick the
     same one: it asks numpy, on inputs where the two differ."""
-    from ccgym import _core
-
     x = np.linspace(-3.5, 3.5, 4097, dtype=np.float32)
     expected = np.concatenate([np.sin(x), np.cos(x)])
     fused = np.concatenate(_core.npy_sincosf(x, True))

@@ -13,9 +13,6 @@ cnp.import_array()
 
 
 cdef extern from "ccgym/render.h" nogil:
-    enum:
-        CCGYM_RENDER_NUM_KINDS
-
     ctypedef struct ccgym_render_icon:
         const uint8_t *rgba
         const size_t *offset
@@ -41,14 +38,15 @@ cdef extern from "ccgym/render.h" nogil:
     int ccgym_render(const ccgym_render_job *job, int n_threads)
 
 
-KINDS = ("CartPole", "MountainCar", "MountainCarContinuous", "Pendulum", "Acrobot")
+from ccgym._core import ENV_KINDS, env_info
+
+# The kinds with a renderer: every kind of the env registry (ccgym._core).
+KINDS = ENV_KINDS
 
 
 cdef int _kind_index(str kind) except -1:
-    try:
-        return KINDS.index(kind)
-    except ValueError:
-        raise ValueError(f"unknown env kind {kind!r}; expected one of {KINDS}") from None
+    """The kind's index in the registry (what render.h's job.kind is)."""
+    return env_info(kind).index
 
 
 def canvas_size(str kind):

@@ -1,0 +1,312 @@
+"""The env table (each env's C def, listed in the registry src/envs.c) is the
+one source of every env fact the layers above use. These tests fail when it
+drifts: from the installed Gymnasium's classes (default parameters read off
+instances, spaces, reset bounds, screen sizes), from ccgym's Python classes,
+and between the modules that read it."""
+
+from __future__ import annotations
+
+import math
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from gymnasium.envs.classic_control import pendulum as gym_pendulum
+from gymnasium.envs.classic_control import utils as gym_utils
+
+import ccgym
+from ccgym import _ceiling, _core, _params, _render, envs
+
+GYM_CLASSES = {
+    "CartPole": gym.envs.classic_control.CartPoleEnv,
+    "MountainCar": gym.envs.classic_control.MountainCarEnv,
+    "MountainCarContinuous": gym.envs.classic_control.Continuous_MountainCarEnv,
+    "Pendulum": gym.envs.classic_control.PendulumEnv,
+    "Acrobot": gym.envs.classic_control.AcrobotEnv,
+}
+
+# ccgym's params fields that Gymnasium keeps under another name or shape
+# (value: a function of the Gymnasium instance), and those it does not keep
+# at all (sub-expressions ccgym precomputes, its numpy-variant switch).
+GYM_ATTRIBUTE = {
+    ("CartPole", "euler"): lambda e: e.kinematics_integrator == "euler",
+    ("CartPole", "sutton_barto_reward"): lambda e: e._sutton_barto_reward,
+    ("Acrobot", "book"): lambda e: e.book_or_nips == "book",
+}
+NOT_IN_GYM = {
+    ("Pendulum", "sin_coef"), ("Pendulum", "torque_coef"),
+    ("Acrobot", "use_npy_fma_trig"),
+    *(("Acrobot", f) for f in ("d1_a", "d1_b", "d1_c", "d2_a", "d2_b", "phi2_c", "phi1_a",
+                               "phi1_b", "phi1_c", "dd2_c", "den_a")),
+}
+
+
+def _gym_value(kind, gym_env, field):
+    if (kind, field) in GYM_ATTRIBUTE:
+        return GYM_ATTRIBUTE[kind, field](gym_env)
+    for name in (field, field.upper()):  # Acrobot's class constants are upper case
+        if hasattr(gym_env, name):
+            return getattr(gym_env, name)
+    raise AssertionError(f"{kind}.{field}: no Gymnasium attribute to compare with")
+
+
+def _default_params(kind):
+    """The C params struct of a default batch, read with the table's layout."""
+    info = _core.env_info(kind)
+    batch = _core.Batch(kind, 1, _params.PARAMS[kind]())
+    assert batch.params_buffer.nbytes == info.params_size
+    return batch.params_buffer.view(info.params_dtype)[0]
+
+
+def test_registry_order_is_the_one_kind_list():
+    assert _core.ENV_KINDS == tuple(GYM_CLASSES)
+    assert _render.KINDS == _core.ENV_KINDS
+    assert set(_params.PARAMS) == set(_core.ENV_KINDS)
+    assert set(_params.PHYSICS) == set(_core.ENV_KINDS)
+    assert [_core.env_info(k).index for k in _core.ENV_KINDS] == list(range(len(_core.ENV_KINDS)))
+    with pytest.raises(ValueError, match="unknown env kind"):
+        _core.env_info("Snake")
+    with pytest.raises(AttributeError):
+        _core.env_info("CartPole").obs_dim = 5
+
+
+@pytest.mark.parametrize("kind", _core.ENV_KINDS)
+def test_spaces_match_gymnasium(kind):
+    info = _core.env_info(kind)
+    g = GYM_CLASSES[kind]()
+    assert g.observation_space.shape == (info.obs_dim,)
+    if isinstance(g.action_space, gym.spaces.Discrete):
+        assert info.action_dim == 0 and info.n_actions == g.action_space.n
+        assert _ceiling.action_dtype(kind) == np.int64
+    else:
+        assert g.action_space.shape == (info.action_dim,)
+        assert _ceiling.action_dtype(kind) == np.float32 == g.action_space.dtype
+
+
+@pytest.mark.parametrize("kind", _core.ENV_KINDS)
+def test_params_defaults_match_a_gymnasium_instance(kind):
+    """Every params field of the default C struct (inputs, constants and
+    derived values alike) equals the default Gymnasium instance's attribute,
+    bit for bit; the input defaults in the table are those values too."""
+    info = _core.env_info(kind)
+    g = GYM_CLASSES[kind]()
+    struct = _default_params(kind)
+    compared = 0
+    for field in info.params_dtype.names:
+        if (kind, field) in NOT_IN_GYM:
+            continue
+        want = _gym_value(kind, g, field)
+        got = struct[field]
+        if isinstance(want, (bool, np.bool_)):
+            assert bool(got) == want and got in (0, 1), field
+        else:
+            assert float(got) == float(want), (field, got, want)
+        if field in info.param_fields:
+            assert info.param_defaults[field] == want, field
+        compared += 1
+    assert compared >= len(info.physics_fields)
+    # Every input is a struct field; switches are bools.
+    assert set(info.param_fields) <= set(info.params_dtype.names)
+    for name in info.bool_fields:
+        assert isinstance(info.param_defaults[name], bool)
+
+
+def test_acrobot_switch_is_the_numpy_variant():
+    """The one input default that is not Gymnasium's is set at run time."""
+    assert _params.PARAMS["Acrobot"]()["use_npy_fma_trig"] == \
+        _params.numpy_float32_trig_uses_fma()
+
+
+@pytest.mark.parametrize("kind", _core.ENV_KINDS)
+def test_reset_bounds_match_gymnasium(kind, monkeypatch):
+    """The defaults Gymnasium's reset passes to maybe_parse_reset_bounds (or
+    Pendulum's DEFAULT_X, DEFAULT_Y), caught live."""
+    info = _core.env_info(kind)
+    if info.reset_symmetric:
+        assert kind == "Pendulum"
+        assert info.default_reset == (gym_pendulum.DEFAULT_X, gym_pendulum.DEFAULT_Y)
+        assert info.reset_options == ("x_init", "y_init")
+        return
+    seen = []
+    real = gym_utils.maybe_parse_reset_bounds
+
+    def spy(options, default_low, default_high):
+        seen.append((default_low, default_high))
+        return real(options, default_low, default_high)
+
+    monkeypatch.setattr(gym_utils, "maybe_parse_reset_bounds", spy)
+    GYM_CLASSES[kind]().reset(seed=0)
+    assert seen == [info.default_reset]
+    assert info.reset_options == ("low", "high")
+
+
+@pytest.mark.parametrize("kind", _core.ENV_KINDS)
+def test_canvas_matches_gymnasium_screen(kind):
+    g = GYM_CLASSES[kind]()
+    if hasattr(g, "screen_width"):
+        size = (g.screen_height, g.screen_width)
+    else:
+        dim = getattr(g, "screen_dim", None) or g.SCREEN_DIM
+        size = (dim, dim)
+    assert _core.env_info(kind).canvas_size == size == _render.canvas_size(kind)
+
+
+@pytest.mark.parametrize("kind", _core.ENV_KINDS)
+def test_state_layout(kind):
+    """The state dtype is the C struct's (size), ccgym's classes use it, and
+    its float64 fields hold Gymnasium's state (and the ceiling's layout)."""
+    info = _core.env_info(kind)
+    batch = _core.Batch(kind, 3, _params.PARAMS[kind]())
+    assert batch.state_buffer.nbytes == 3 * info.state_size == 3 * info.state_dtype.itemsize
+    assert _render.state_size(kind) == info.state_size
+    cls = next(getattr(envs, spec[0]) for spec in ccgym.ENV_SPECS.values()
+               if getattr(envs, spec[0])._kind == kind)
+    assert cls._state_dtype == info.state_dtype
+    g, ours = GYM_CLASSES[kind](), cls()
+    g.reset(seed=5)
+    ours.reset(seed=5)
+    gym_state = np.asarray(g.state, dtype=np.float64).ravel()
+    np.testing.assert_array_equal(np.asarray(ours.state, dtype=np.float64).ravel(), gym_state)
+    floats = sum(int(np.prod(info.state_dtype.fields[f][0].shape))
+                 for f in info.state_float_fields)
+    assert _ceiling.state_dim(kind) == floats >= gym_state.size
+    for name in info.state_dtype.names:
+        assert (name in info.state_float_fields) != (name in info.state_fill)
+
+
+@pytest.mark.parametrize("env_id", ccgym.ENV_IDS)
+def test_python_classes_match_the_table(env_id):
+    cls = getattr(envs, ccgym.ENV_SPECS[env_id][0])
+    info = _core.env_info(cls._kind)
+    ours = cls()
+    g = GYM_CLASSES[cls._kind]()
+    assert ours.observation_space == g.observation_space
+    assert ours.action_space == g.action_space
+    assert tuple(_params.PARAMS[cls._kind]()) == info.param_fields
+    assert tuple(_params.PHYSICS[cls._kind]) == info.physics_fields
+    assert ours._core.obs_dim == info.obs_dim
+    assert (ours._core.default_a, ours._core.default_b) == info.default_reset
+    vec = ccgym.make_vec(env_id, num_envs=2)
+    assert vec.single_observation_space == g.observation_space
+    vec.close()
+
+
+@pytest.mark.parametrize("kind", _core.ENV_KINDS)
+def test_fast_variant_is_the_same_env(kind):
+    info = _core.env_info(kind)
+    exact = _core.Batch(kind, 2, _params.PARAMS[kind]())
+    fast = _core.Batch(kind, 2, _params.PARAMS[kind](), precision="fast")
+    for attr in ("obs_dim", "action_dim", "n_actions", "default_a", "default_b"):
+        assert getattr(fast, attr) == getattr(exact, attr)
+    assert fast.state_buffer.nbytes == exact.state_buffer.nbytes
+    assert info.has_fast == (kind in ("CartPole", "Pendulum", "Acrobot"))
+
+
+def test_physics_defaults_are_gymnasiums_in_vector_envs():
+    for kind, physics in _params.PHYSICS.items():
+        g = GYM_CLASSES[kind]()
+        for name, value in physics.items():
+            assert value == _gym_value(kind, g, name), (kind, name)
+            assert isinstance(value, float) and math.isfinite(value)
+
+
+# ------------------------------------------------ CartPole's counter (UBSan)
+@pytest.mark.parametrize("precision", ["exact", "fast"])
+def test_cartpole_steps_beyond_terminated_saturates(precision):
+    """A restored state with steps_beyond_terminated = INT64_MAX, stepped
+    while fallen: Gymnasium's Python int would grow to 2**63; ccgym's int64
+    saturates (defined, documented in cartpole.h) and the reward is the same
+    as Gymnasium's, 0. Under tools/sanitize.sh, UBSan checks there is no
+    signed overflow."""
+    top = np.iinfo(np.int64).max
+    vec = ccgym.make_vec("CartPole-v1", num_envs=4, autoreset_mode="Disabled",
+                         precision=precision)
+    vec.reset(seed=0)
+    snap = vec.get_state()
+    view = snap["state_buffer"].view(_core.state_dtype("CartPole"))
+    view["theta"] = 1.0  # past the threshold: every step terminates
+    view["steps_beyond_terminated"] = [top, top - 1, 0, -1]
+    vec.set_state(snap)
+    _, reward, terminated, _, _ = vec.step(np.ones(4, dtype=np.int64))
+    assert terminated.all()
+    np.testing.assert_array_equal(reward, [0.0, 0.0, 0.0, 1.0])
+    after = vec.get_state()["state_buffer"].view(_core.state_dtype("CartPole"))
+    np.testing.assert_array_equal(after["steps_beyond_terminated"], [top, top, 1, 0])
+    vec.close()
+
+    single = gym.make("ccgym/CartPole-v1").unwrapped
+    single.reset(seed=0)
+    snap = single.get_state()
+    view = snap["state_buffer"].view(_core.state_dtype("CartPole"))
+    view["theta"] = 1.0
+    view["steps_beyond_terminated"] = top
+    single.set_state(snap)
+    _, reward, terminated, _, _ = single.step(0)
+    assert terminated and reward == 0.0
+    assert single._state_fields()["steps_beyond_terminated"] == top
+
+
+# ------------------------------------------------ _ceiling.Run cannot be broken
+def test_ceiling_run_buffers_cannot_be_replaced_or_resized():
+    """Run's buffers are C memory it owns; what it hands out are views. A
+    user cannot swap them for smaller arrays, resize them or free them from
+    under a run: attempts raise, and the run still computes the same."""
+    n = 8
+    state = np.zeros((n, _ceiling.state_dim("Acrobot")))
+    run = _ceiling.Run("Acrobot", state.copy(), seed=1)
+    ref = _ceiling.Run("Acrobot", state.copy(), seed=1)
+    for name in ("state", "states", "obs", "reward", "terminated", "rng_state", "num_envs",
+                 "kind"):
+        with pytest.raises(AttributeError):
+            setattr(run, name, np.zeros(1))
+    for arr in (run.state, run.obs, run.reward, run.terminated, run.rng_state, run.states):
+        with pytest.raises(ValueError):
+            arr.resize(1 << 20)
+        base = arr.base
+        while isinstance(base, np.ndarray):
+            with pytest.raises(ValueError):
+                base.resize(1 << 20)
+            base = base.base
+    # Reshaping in place or dropping writeability of a view changes nothing C uses.
+    run.obs.shape = (n * 6,)
+    actions = np.zeros((3, n), dtype=np.int64)
+    run.run(actions, 50)
+    ref.run(actions, 50)
+    np.testing.assert_array_equal(run.state, ref.state)
+    np.testing.assert_array_equal(run.obs.reshape(n, 6), ref.obs)
+    # The views keep the Run's memory alive after the Run is gone.
+    obs = ref.obs
+    del ref
+    assert np.isfinite(obs).all()
+
+
+def test_ceiling_run_checks_actions_at_the_call():
+    n = 4
+    run = _ceiling.Run("Pendulum", np.zeros((n, 3)))
+    with pytest.raises(TypeError):
+        run.run(np.zeros((1, n), dtype=">f4"), 1)  # wrong byte order
+    with pytest.raises(ValueError):
+        run.run(np.zeros((1, n + 1), dtype=np.float32), 1)
+    # Unaligned or strided actions are copied, not read as they are.
+    raw = np.zeros(4 * 2 * n + 1, dtype=np.uint8)
+    unaligned = raw[1:].view(np.float32).reshape(2, n)
+    unaligned[:] = 1.5
+    strided = np.full((2, 2 * n), 1.5, dtype=np.float32)[:, ::2]
+    aligned = np.full((2, n), 1.5, dtype=np.float32)
+    outs = []
+    for a in (unaligned, strided, aligned):
+        r = _ceiling.Run("Pendulum", np.zeros((n, 3)))
+        r.run(a, 3)
+        outs.append(r.state.copy())
+    np.testing.assert_array_equal(outs[0], outs[2])
+    np.testing.assert_array_equal(outs[1], outs[2])
+
+
+def test_ceiling_run_takes_structured_states():
+    vec = ccgym.make_vec("CartPole-v1", num_envs=6)
+    vec.reset(seed=2)
+    states = vec._core.state_view(_core.state_dtype("CartPole")).copy()
+    run = _ceiling.Run("CartPole", states)
+    np.testing.assert_array_equal(run.states, states)
+    np.testing.assert_array_equal(run.state[:, 2], states["theta"])
+    vec.close()
