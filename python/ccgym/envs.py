@@ -231,7 +231,7 @@ class CartPoleEnv(_DiscreteEnv):
 
     kind = "CartPole"
     metadata = {"render_modes": ["human", "rgb_array"], "render_fps": 50}
-    _state_dtype = _core.state_dtype(_kind)
+    _state_dtype = _core.state_dtype(kind)
 
     def __init__(self, sutton_barto_reward: bool = False, render_mode: str | None = None):
         params = cartpole_params(sutton_barto_reward=sutton_barto_reward)
@@ -286,7 +286,7 @@ class MountainCarEnv(_DiscreteEnv):
     def _constructor_kwargs(self) -> dict[str, Any]:
         return {"goal_velocity": self.goal_velocity}
     metadata = {"render_modes": ["human", "rgb_array"], "render_fps": 30}
-    _state_dtype = _core.state_dtype(_kind)
+    _state_dtype = _core.state_dtype(kind)
 
     def __init__(self, render_mode: str | None = None, goal_velocity: float = 0):
         params = mountain_car_params(goal_velocity=goal_velocity)
@@ -329,7 +329,7 @@ class Continuous_MountainCarEnv(_ContinuousEnv):  # noqa: N801 (Gymnasium's name
     def _constructor_kwargs(self) -> dict[str, Any]:
         return {"goal_velocity": self.goal_velocity}
     metadata = {"render_modes": ["human", "rgb_array"], "render_fps": 30}
-    _state_dtype = _core.state_dtype(_kind)
+    _state_dtype = _core.state_dtype(kind)
 
     def __init__(self, render_mode: str | None = None, goal_velocity: float = 0):
         params = continuous_mountain_car_params(goal_velocity=goal_velocity)
@@ -375,7 +375,7 @@ class PendulumEnv(_ContinuousEnv):
     def _constructor_kwargs(self) -> dict[str, Any]:
         return {"g": self.g}
     metadata = {"render_modes": ["human", "rgb_array"], "render_fps": 30}
-    _state_dtype = _core.state_dtype(_kind)
+    _state_dtype = _core.state_dtype(kind)
 
     def __init__(self, render_mode: str | None = None, g: float = 10.0):
         params = pendulum_params(g=g)
@@ -420,7 +420,7 @@ class AcrobotEnv(_DiscreteEnv):
 
     kind = "Acrobot"
     metadata = {"render_modes": ["human", "rgb_array"], "render_fps": 15}
-    _state_dtype = _core.state_dtype(_kind)
+    _state_dtype = _core.state_dtype(kind)
 
     dt = 0.2
     LINK_LENGTH_1 = 1.0
