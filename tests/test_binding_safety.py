@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import textwrap
 
 import gymnasium as gym
 import numpy as np
@@ -25,18 +24,10 @@ import pytest
 
 import ccgym
 from ccgym import _core
+from subprocess_helpers import run_isolated
 
 DISCRETE_IDS = ["CartPole-v1", "MountainCar-v0", "Acrobot-v1"]
 CONTINUOUS_IDS = ["Pendulum-v1", "MountainCarContinuous-v0"]
-
-
-def run_isolated(code: str, timeout: float = 300) -> str:
-    proc = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True,
-                          text=True, timeout=timeout)
-    assert proc.returncode == 0, (
-        f"subprocess died with {proc.returncode} (negative: a signal)\n"
-        f"stdout:\n{proc.stdout[-3000:]}\nstderr:\n{proc.stderr[-5000:]}")
-    return proc.stdout
 
 
 def bits(x) -> bytes:

@@ -13,9 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-import subprocess
 import sys
-import textwrap
 import threading
 import time
 import warnings
@@ -28,6 +26,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import ccgym
+from subprocess_helpers import run_isolated
 
 ENV_IDS = list(ccgym.ENV_IDS)
 CONTINUOUS_IDS = {"MountainCarContinuous-v0", "Pendulum-v1"}
@@ -423,15 +422,6 @@ def test_single_constructor_keywords():
 
 
 # ----------------------------------------------------- subprocess (crashy)
-def run_isolated(code: str, timeout: float = 240) -> str:
-    proc = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True,
-                          text=True, timeout=timeout)
-    assert proc.returncode == 0, (
-        f"subprocess died with {proc.returncode} (negative: a signal)\n"
-        f"stdout:\n{proc.stdout[-3000:]}\nstderr:\n{proc.stderr[-5000:]}")
-    return proc.stdout
-
-
 def test_garbage_snapshots_never_crash_subprocess():
     """Snapshots of the right dtypes and shapes but arbitrary bytes (NaN
     payloads, huge counters, CartPole's steps_beyond_terminated, the float32
