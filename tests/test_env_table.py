@@ -160,7 +160,7 @@ def test_state_layout(kind):
     assert batch.state_buffer.nbytes == 3 * info.state_size == 3 * info.state_dtype.itemsize
     assert _render.state_size(kind) == info.state_size
     cls = next(getattr(envs, spec[0]) for spec in ccgym.ENV_SPECS.values()
-               if getattr(envs, spec[0])._kind == kind)
+               if getattr(envs, spec[0]).kind == kind)
     assert cls._state_dtype == info.state_dtype
     g, ours = GYM_CLASSES[kind](), cls()
     g.reset(seed=5)
@@ -177,13 +177,13 @@ def test_state_layout(kind):
 @pytest.mark.parametrize("env_id", ccgym.ENV_IDS)
 def test_python_classes_match_the_table(env_id):
     cls = getattr(envs, ccgym.ENV_SPECS[env_id][0])
-    info = _core.env_info(cls._kind)
+    info = _core.env_info(cls.kind)
     ours = cls()
-    g = GYM_CLASSES[cls._kind]()
+    g = GYM_CLASSES[cls.kind]()
     assert ours.observation_space == g.observation_space
     assert ours.action_space == g.action_space
-    assert tuple(_params.PARAMS[cls._kind]()) == info.param_fields
-    assert tuple(_params.PHYSICS[cls._kind]) == info.physics_fields
+    assert tuple(_params.PARAMS[cls.kind]()) == info.param_fields
+    assert tuple(_params.PHYSICS[cls.kind]) == info.physics_fields
     assert ours._core.obs_dim == info.obs_dim
     assert (ours._core.default_a, ours._core.default_b) == info.default_reset
     vec = ccgym.make_vec(env_id, num_envs=2)

@@ -97,7 +97,9 @@ def step_pair(kind, params, states, actions):
     exact, fast = pair(kind, params)
     for b in (exact, fast):
         b.reset()
-        b.state_buffer[:] = states.view(np.uint8).reshape(-1)
+        raw = np.ascontiguousarray(states).view(np.uint8).reshape(N, -1)
+        live = b.state_view(np.dtype((np.void, raw.shape[1])))  # state_buffer is read-only
+        live.view(np.uint8).reshape(N, -1)[:] = raw
         b.step(actions)
     return exact, fast
 
