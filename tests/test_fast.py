@@ -324,7 +324,7 @@ def test_use_fast_isa_checks_its_argument():
     _core.use_fast_isa(before)
 
 
-@pytest.mark.parametrize("want", ["generic", "avx512", "bogus"])
+@pytest.mark.parametrize("want", ["generic", "avx512", ""])
 def test_ccgym_fast_isa_environment_variable(want):
     import os
     import subprocess
@@ -334,10 +334,28 @@ def test_ccgym_fast_isa_environment_variable(want):
     out = subprocess.run(
         [sys.executable, "-c", "from ccgym import _core; print(_core.fast_isa())"],
         env={**os.environ, "CCGYM_FAST_ISA": want}, capture_output=True, text=True, check=True)
-    # A lower ISA is taken; a higher one than the CPU has, or a bad name, is not.
+    # A lower ISA is taken; a higher one than the CPU has is not (with a
+    # warning); empty is unset.
     expected = want if want in _core.FAST_ISAS and (
         _core.FAST_ISAS.index(want) <= _core.FAST_ISAS.index(best)) else best
     assert out.stdout.strip() == expected
+    assert ("lacks the" in out.stderr) == (want != "" and expected != want)
+
+
+@pytest.mark.parametrize("want", ["bogus", "AVX2", " avx2", "sse"])
+def test_ccgym_fast_isa_environment_variable_bad_name(want):
+    """A name that is no ISA is refused at import with the valid names, not
+    silently replaced by the best."""
+    import os
+    import subprocess
+    import sys
+
+    out = subprocess.run(
+        [sys.executable, "-c", "import ccgym"],
+        env={**os.environ, "CCGYM_FAST_ISA": want}, capture_output=True, text=True)
+    assert out.returncode != 0
+    assert "ValueError" in out.stderr and "CCGYM_FAST_ISA" in out.stderr
+    assert "generic, avx2, avx512" in out.stderr
 
 
 @pytest.mark.parametrize("precision", ["exact", "fast"])

@@ -20,6 +20,7 @@ import functools
 import gymnasium as gym
 
 from ccgym import envs
+from ccgym._version import __version__
 from ccgym.envs import (
     AcrobotEnv,
     CartPoleEnv,
@@ -28,7 +29,6 @@ from ccgym.envs import (
     PendulumEnv,
 )
 
-__version__ = "0.1.0"
 
 # id -> (single-env class name, max_episode_steps, reward_threshold), as Gymnasium registers them.
 ENV_SPECS = {

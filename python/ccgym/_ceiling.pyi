@@ -1,6 +1,7 @@
 """Bench-only reference ceiling (src/ceiling.c); see ccgym.bench."""
 
 import numpy as np
+from typing_extensions import disjoint_base
 
 ENV_KINDS: tuple[str, ...]
 
@@ -8,6 +9,7 @@ def state_dim(kind: str) -> int: ...
 def obs_dim(kind: str) -> int: ...
 def action_dtype(kind: str) -> np.dtype: ...
 
+@disjoint_base
 class Run:
     """Buffers owned by the Run (read-only attributes; the arrays are views)."""
 

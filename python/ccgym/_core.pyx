@@ -175,9 +175,31 @@ cdef const ccgym_env_def *_env_def(str kind, str precision="exact") except NULL:
 
 
 FAST_ISAS = ("generic", "avx2", "avx512")
+
+
+def _check_fast_isa_variable():
+    """CCGYM_FAST_ISA, checked where the C side will read it: a name outside
+    FAST_ISAS raises ValueError (at import, before anything runs on a
+    silently ignored choice); a known ISA this CPU or build lacks warns and
+    the best available one is used. Unset or empty: the best."""
+    want = os.environ.get("CCGYM_FAST_ISA", "")
+    if want == "":
+        return
+    if want not in FAST_ISAS:
+        raise ValueError(f"the environment variable CCGYM_FAST_ISA={want!r} names no fast "
+                         f"kernel set: use one of {', '.join(FAST_ISAS)} (or leave it unset "
+                         f"for the best this CPU has)")
+    got = ccgym_fast_isa().decode()
+    if got != want:
+        import warnings
+        warnings.warn(f"CCGYM_FAST_ISA={want!r}: this CPU or build lacks the {want} fast "
+                      f"kernels; precision='fast' uses {got!r}", RuntimeWarning, stacklevel=2)
+
+
 # Detect the CPU (and read CCGYM_FAST_ISA) now, under the import lock: the C
 # side caches the answer in plain ints, which threads stepping without the
 # GIL then only read.
+_check_fast_isa_variable()
 ccgym_fast_isa()
 
 

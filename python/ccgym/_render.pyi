@@ -4,12 +4,15 @@ from typing import Sequence
 
 import numpy as np
 import numpy.typing as npt
+from typing_extensions import disjoint_base
 
+ENV_KINDS: tuple[str, ...]  # re-exported from ccgym._core
 KINDS: tuple[str, ...]
 
 def canvas_size(kind: str) -> tuple[int, int]: ...
 def state_size(kind: str) -> int: ...
 
+@disjoint_base
 class Icon:
     """Pendulum's torque icon at every square size 0..max_size."""
 

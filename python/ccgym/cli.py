@@ -33,13 +33,22 @@ def _demo(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from ccgym._version import __version__
+
     parser = argparse.ArgumentParser(
         prog="ccgym", description="ccgym: Gymnasium's classic-control envs as C kernels.")
+    parser.add_argument("--version", action="version", version=f"ccgym {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    demo = sub.add_parser("demo", help="step every env with random actions")
-    demo.add_argument("--num-envs", type=int, default=1024)
-    demo.add_argument("--steps", type=int, default=1000)
+    demo = sub.add_parser(
+        "demo", help="step every env with random actions (a quick check of the install)",
+        description="Steps a vector env of every id with random actions, prints its "
+                    "env-steps/s (one run, no comparison: see ccgym bench) and a single "
+                    "env's first observation.")
+    demo.add_argument("--num-envs", type=int, default=1024,
+                      help="instances per vector env (default: %(default)s)")
+    demo.add_argument("--steps", type=int, default=1000,
+                      help="vector steps per env (default: %(default)s)")
     demo.set_defaults(func=_demo)
 
     from ccgym.benchmarks import cli as bench_cli

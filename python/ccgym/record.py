@@ -3,7 +3,8 @@ episode, drawn by ccgym's C renderer, with a random policy or a trained
 Stable-Baselines3 model (SB3 is imported only when ``--model`` is given).
 
 GIFs are written with Pillow (or imageio); ``.mp4`` needs imageio with the
-imageio-ffmpeg plugin.
+imageio-ffmpeg plugin. The ``record`` extra brings all three:
+``pip install "ccgym[record]"``.
 """
 
 from __future__ import annotations
@@ -30,8 +31,8 @@ def check_video_path(path: str) -> str:
             import imageio_ffmpeg  # noqa: F401
         except ImportError as e:
             raise gym.error.DependencyNotInstalled(
-                "writing .mp4 needs imageio and imageio-ffmpeg "
-                "(`pip install imageio imageio-ffmpeg`); write a .gif instead"
+                f"writing .mp4 needs imageio and imageio-ffmpeg ({e.name} is not installed): "
+                'pip install "ccgym[record]" (or imageio imageio-ffmpeg), or write a .gif'
             ) from e
         return "mp4"
     if ext != ".gif":
@@ -61,7 +62,8 @@ def write_video(path: str, frames: list[np.ndarray], fps: float) -> None:
             import imageio.v2 as imageio
         except ImportError as e:
             raise gym.error.DependencyNotInstalled(
-                "writing a .gif needs Pillow or imageio (`pip install pillow`)"
+                'writing a .gif needs Pillow or imageio: pip install "ccgym[record]" '
+                "(or pillow)"
             ) from e
         imageio.mimsave(path, frames, duration=duration_ms, loop=0)
 
@@ -155,12 +157,20 @@ def _record(args: argparse.Namespace) -> int:
 
 def add_parser(sub: Any) -> None:
     """Adds the ``record`` subcommand to the ``ccgym`` command line."""
-    p = sub.add_parser("record", help="write a video of one episode (random policy or SB3 model)")
+    p = sub.add_parser(
+        "record", help="write a video of one episode (random policy or SB3 model)",
+        description="Plays one episode with random actions or a Stable-Baselines3 model "
+                    "and writes the frames ccgym's C renderer draws as a .gif (Pillow) "
+                    "or .mp4 (imageio-ffmpeg; the record extra brings both).")
     p.add_argument("env_id", help="e.g. CartPole-v1 or ccgym/Pendulum-v1")
     p.add_argument("--model", help="a Stable-Baselines3 model .zip (default: random actions)")
     p.add_argument("--algo", help="the model's SB3 algorithm (default: try PPO, A2C, DQN, ...)")
-    p.add_argument("--out", default="episode.gif", help="output .gif or .mp4 (default: %(default)s)")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--out", default="episode.gif",
+                   help='output .gif or .mp4 (default: %(default)s; .mp4 needs the record '
+                        'extra: pip install "ccgym[record]")')
+    p.add_argument("--seed", type=int, default=0,
+                   help="seed of the episode's reset and of the random actions "
+                        "(default: %(default)s)")
     p.add_argument("--max-steps", type=int, default=None,
                    help="stop after this many steps (default: the episode's end)")
     p.add_argument("--fps", type=float, default=None,

@@ -162,22 +162,30 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
                     "RL Zoo's tuned hyperparameters; needs the 'sb3' extra.",
     )
     p.add_argument("env_id", help="e.g. CartPole-v1")
-    p.add_argument("--algo", choices=ALGOS, default="ppo")
+    p.add_argument("--algo", choices=ALGOS, default="ppo",
+                   help="the SB3 algorithm (default: %(default)s; dqn: discrete envs only, "
+                        "sac/td3: continuous only)")
     p.add_argument("--n-envs", type=int, default=None,
                    help="parallel instances (default: the Zoo's value, or 1)")
     p.add_argument("--timesteps", type=int, default=None,
                    help="total env steps (default: the Zoo's n_timesteps)")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, default=0,
+                   help="seed of the training envs and the algorithm (default: %(default)s; "
+                        "evaluation envs use seed + 10000)")
     p.add_argument("--out", default=None, help="output directory (default: runs/<algo>-<env>)")
     p.add_argument("--eval-freq", type=int, default=10_000,
                    help="evaluate every this many env steps (0: only at the end)")
-    p.add_argument("--eval-episodes", type=int, default=10)
-    p.add_argument("--final-eval-episodes", type=int, default=20)
-    p.add_argument("--threads", type=int, default=1, help="C threads per env step")
+    p.add_argument("--eval-episodes", type=int, default=10,
+                   help="episodes per periodic evaluation (default: %(default)s)")
+    p.add_argument("--final-eval-episodes", type=int, default=20,
+                   help="episodes of the evaluation after training (default: %(default)s)")
+    p.add_argument("--threads", type=int, default=1, help="C threads per env step (default: %(default)s)")
     p.add_argument("--torch-threads", type=int, default=1,
                    help="torch intra-op threads (1 is fastest for these small MLPs)")
-    p.add_argument("--no-progress-bar", action="store_true")
-    p.add_argument("--verbose", type=int, default=0)
+    p.add_argument("--no-progress-bar", action="store_true",
+                   help="no SB3 progress bar (it needs tqdm and rich, in the sb3 extra)")
+    p.add_argument("--verbose", type=int, default=0,
+                   help="SB3's verbosity: 1 also prints the training metrics (default: %(default)s)")
     p.set_defaults(func=run)
     return p
 
@@ -194,7 +202,8 @@ def run(args: argparse.Namespace) -> int:
         from stable_baselines3.common.vec_env import VecNormalize
     except ImportError as e:  # pragma: no cover - depends on the install
         raise SystemExit(
-            f"ccgym train needs Stable-Baselines3 and torch: pip install 'ccgym[sb3]' ({e})"
+            f"ccgym train needs Stable-Baselines3 and torch: install the sb3 extra, "
+            f"pip install 'ccgym[sb3]' ({e})"
         ) from None
 
     from ccgym.sb3 import make_vec_env

@@ -1,0 +1,128 @@
+"""Package metadata and the command line as a user meets them: one version
+everywhere, the type stubs shipped and right, help text for every option,
+clear messages for missing optional dependencies."""
+
+from __future__ import annotations
+
+import argparse
+import importlib.metadata
+import importlib.resources
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+import ccgym
+from ccgym import cli
+
+COMPILED = ("_core", "_ceiling", "_render")
+
+
+def test_one_version_everywhere():
+    """ccgym.__version__, the installed distribution's metadata and
+    ``ccgym --version`` agree (pyproject reads the version from _version.py)."""
+    from ccgym._version import __version__
+
+    assert ccgym.__version__ == __version__
+    assert importlib.metadata.version("ccgym") == __version__
+    assert re.fullmatch(r"\d+\.\d+\.\d+([abrc.]+\d+|\.dev\d+|\.post\d+)?", __version__)
+    out = subprocess.run([sys.executable, "-m", "ccgym", "--version"], capture_output=True,
+                         text=True, check=True)
+    assert out.stdout.strip() == f"ccgym {__version__}"
+
+
+def test_changelog_names_the_version():
+    """CHANGELOG.md (in a source checkout) has an entry for the current version."""
+    path = os.path.join(os.path.dirname(__file__), os.pardir, "CHANGELOG.md")
+    if not os.path.exists(path):
+        pytest.skip("no CHANGELOG.md beside the tests (not a source checkout)")
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    assert re.search(rf"^## \[{re.escape(ccgym.__version__)}\]", text, re.M), \
+        f"CHANGELOG.md has no '## [{ccgym.__version__}]' entry"
+
+
+def test_typing_files_are_installed():
+    """The wheel carries py.typed and a .pyi stub beside every compiled module."""
+    files = importlib.resources.files("ccgym")
+    assert files.joinpath("py.typed").is_file()
+    for name in COMPILED:
+        assert files.joinpath(f"{name}.pyi").is_file(), f"no {name}.pyi in the installed package"
+
+
+@pytest.mark.slow  # mypy loads numpy's and Gymnasium's stubs: about a minute of CPU
+def test_stubs_match_the_compiled_modules(tmp_path):
+    """mypy's stubtest finds no difference between each .pyi and its built
+    module (beyond tests/stubtest_allowlist.txt: what Cython hides)."""
+    pytest.importorskip("mypy.stubtest", reason="stubtest needs mypy (the test extra)")
+    allowlist = os.path.join(os.path.dirname(__file__), "stubtest_allowlist.txt")
+    out = subprocess.run(
+        [sys.executable, "-m", "mypy.stubtest", "--allowlist", allowlist,
+         *(f"ccgym.{m}" for m in COMPILED)],
+        capture_output=True, text=True, cwd=tmp_path,
+        env={**os.environ, "MYPY_CACHE_DIR": str(tmp_path / "mypy_cache")})
+    assert out.returncode == 0, out.stdout + out.stderr
+
+
+def _parser() -> argparse.ArgumentParser:
+    parsers = []
+    real = argparse.ArgumentParser.parse_args
+
+    def capture(self, args=None, namespace=None):
+        parsers.append(self)
+        raise SystemExit(0)
+
+    argparse.ArgumentParser.parse_args = capture
+    try:
+        with pytest.raises(SystemExit):
+            cli.main(["demo"])
+    finally:
+        argparse.ArgumentParser.parse_args = real
+    return parsers[0]
+
+
+def test_every_cli_option_has_help():
+    parser = _parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    assert set(sub.choices) >= {"demo", "bench", "render-bench", "train", "record"}
+    missing = []
+    for name, p in sub.choices.items():
+        for action in p._actions:
+            if not action.help:
+                missing.append(f"ccgym {name} {'/'.join(action.option_strings) or action.dest}")
+            elif "`" in action.help or "``" in (p.description or ""):
+                missing.append(f"ccgym {name}: reST/Markdown markup in help: {action.help!r}")
+    assert not missing, missing
+
+
+def test_version_option(capsys):
+    with pytest.raises(SystemExit) as e:
+        cli.main(["--version"])
+    assert e.value.code == 0
+    assert capsys.readouterr().out.strip() == f"ccgym {ccgym.__version__}"
+
+
+def test_demo_runs(capsys):
+    assert cli.main(["demo", "--num-envs", "2", "--steps", "3"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"ccgym {ccgym.__version__}")
+    for env_id in ccgym.ENV_IDS:
+        assert env_id in out
+
+
+@pytest.mark.parametrize("missing", ["imageio", "imageio_ffmpeg"])
+def test_record_mp4_without_imageio_names_the_extra(tmp_path, monkeypatch, capsys, missing):
+    monkeypatch.setitem(sys.modules, missing, None)  # import raises ImportError
+    out = tmp_path / "x.mp4"
+    assert cli.main(["record", "CartPole-v1", "--out", str(out), "--max-steps", "2"]) == 2
+    err = capsys.readouterr().err
+    assert 'pip install "ccgym[record]"' in err and missing in err
+    assert not out.exists()
+
+
+def test_record_extra_brings_the_video_writers():
+    reqs = importlib.metadata.requires("ccgym") or []
+    record = {re.split(r"[<>=!~ ;\[]", r)[0].lower() for r in reqs if 'extra == "record"' in r}
+    assert record >= {"pillow", "imageio", "imageio-ffmpeg"}
