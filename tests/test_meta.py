@@ -118,7 +118,9 @@ def test_record_mp4_without_imageio_names_the_extra(tmp_path, monkeypatch, capsy
     out = tmp_path / "x.mp4"
     assert cli.main(["record", "CartPole-v1", "--out", str(out), "--max-steps", "2"]) == 2
     err = capsys.readouterr().err
-    assert 'pip install "ccgym[record]"' in err and missing in err
+    assert err.startswith("ccgym record: writing .mp4 needs imageio and imageio-ffmpeg (")
+    assert "is not installed" in err and 'pip install "ccgym[record]"' in err
+    assert "`" not in err
     assert not out.exists()
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+import warnings
 
 
 def _demo(args: argparse.Namespace) -> int:
@@ -25,7 +26,9 @@ def _demo(args: argparse.Namespace) -> int:
             envs.step(actions[k % 16])
         dt = time.perf_counter() - t0
         envs.close()
-        single = gym.make(f"ccgym/{env_id}")
+        with warnings.catch_warnings():  # CartPole-v0's "out of date" notice: not news here
+            warnings.simplefilter("ignore", DeprecationWarning)
+            single = gym.make(f"ccgym/{env_id}")
         obs, _ = single.reset(seed=0)
         print(f"  {env_id:26s} {args.num_envs * args.steps / dt / 1e6:8.2f} M env-steps/s "
               f"(N={args.num_envs}); first obs {np.array2string(obs, precision=4)}")
