@@ -54,8 +54,13 @@ class _GymnasiumImportHook:
     def find_spec(cls, name, path=None, target=None):
         if name != "gymnasium":
             return None
-        _uninstall()
+        # Not uninstalled here: importlib.util.find_spec("gymnasium") (an
+        # optional-dependency probe, as TorchRL does) asks without importing.
+        # Each call wraps the fresh loader of the spec it returns; the hook
+        # goes away once gymnasium has actually been executed.
         for finder in sys.meta_path:
+            if finder is cls:
+                continue
             find_spec = getattr(finder, "find_spec", None)
             spec = find_spec(name, path, target) if find_spec is not None else None
             if spec is not None:
@@ -78,6 +83,7 @@ class _GymnasiumImportHook:
                     del loader.exec_module
                 except AttributeError:
                     pass
+            _uninstall()
             _register_ids()
 
         loader.exec_module = exec_then_register

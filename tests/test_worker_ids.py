@@ -72,6 +72,19 @@ def test_import_gymnasium_registers_without_importing_ccgym():
     assert out.strip() == f"{ids} ccgym.envs"
 
 
+def test_a_find_spec_probe_does_not_use_up_the_hook():
+    # Optional-dependency probes (TorchRL's) ask for gymnasium's spec first.
+    out = ok(run_main("""
+        import importlib.util, sys
+        assert importlib.util.find_spec("gymnasium") is not None
+        importlib.util.find_spec("gymnasium")
+        import gymnasium as gym
+        print("ccgym/Acrobot-v1" in gym.registry,
+              any("ccgym" in repr(f) for f in sys.meta_path))
+    """))
+    assert out.strip() == "True False"
+
+
 def test_hook_and_import_ccgym_register_the_same_specs():
     out = ok(run_main("""
         import gymnasium as gym
@@ -200,3 +213,31 @@ def test_gymnasium_async_vector_env(method, build, prelude, env_id, stock):
     if prelude and build == "lambdas":  # make_vec hands the children the spec, not the id
         proc = run_main(code, hook=False)
         assert proc.returncode != 0 and "Namespace ccgym not found" in proc.stderr
+
+
+TORCHRL_MAIN = """
+    import torch
+    from torchrl.envs import GymEnv, ParallelEnv
+    {prelude}
+
+    def run(env_id):
+        env = ParallelEnv(2, lambda: GymEnv(env_id), mp_start_method="spawn")
+        env.set_seed(11)
+        torch.manual_seed(0)  # the random actions, drawn in this process
+        td = env.rollout(30, break_when_any_done=False)
+        env.close()
+        return td
+
+    ours, ref = run("{env_id}"), run("CartPole-v1")
+    for key in ("observation", ("next", "observation"), ("next", "reward"), ("next", "done")):
+        assert torch.equal(ours[key], ref[key]), key
+    print("ok")
+"""
+
+
+def test_torchrl_parallel_env():
+    pytest.importorskip("torchrl", reason="ParallelEnv needs torchrl")
+    code = TORCHRL_MAIN.format(prelude="import ccgym", env_id="ccgym/CartPole-v1")
+    assert ok(run_main(code)).strip() == "ok"
+    proc = run_main(code, hook=False)
+    assert proc.returncode != 0 and "Namespace ccgym not found" in proc.stderr
