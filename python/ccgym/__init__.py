@@ -15,12 +15,11 @@ single-env entry point (:mod:`ccgym.envs`) and a native vector entry point
 
 from __future__ import annotations
 
-import functools
-
-import gymnasium as gym
-
 from ccgym import envs
 from ccgym._version import __version__
+
+from ccgym._registration import ENV_IDS, ENV_SPECS
+from ccgym._registration import register as _register
 from ccgym.envs import (
     AcrobotEnv,
     CartPoleEnv,
@@ -30,39 +29,9 @@ from ccgym.envs import (
 )
 
 
-# id -> (single-env class name, max_episode_steps, reward_threshold), as Gymnasium registers them.
-ENV_SPECS = {
-    "CartPole-v0": ("CartPoleEnv", 200, 195.0),
-    "CartPole-v1": ("CartPoleEnv", 500, 475.0),
-    "MountainCar-v0": ("MountainCarEnv", 200, -110.0),
-    "MountainCarContinuous-v0": ("Continuous_MountainCarEnv", 999, 90.0),
-    "Pendulum-v1": ("PendulumEnv", 200, None),
-    "Acrobot-v1": ("AcrobotEnv", 500, -100.0),
-}
-
-ENV_IDS = tuple(ENV_SPECS)
-
-
-def _vector_entry_point(env_id: str, **kwargs):
-    from ccgym.vector import VectorEnv
-
-    return VectorEnv(env_id, **kwargs)
-
-
-def _register() -> None:
-    for env_id, (cls, max_steps, threshold) in ENV_SPECS.items():
-        full_id = f"ccgym/{env_id}"
-        if full_id in gym.registry:
-            continue
-        gym.register(
-            id=full_id,
-            entry_point=f"ccgym.envs:{cls}",
-            vector_entry_point=functools.partial(_vector_entry_point, env_id),
-            max_episode_steps=max_steps,
-            reward_threshold=threshold,
-        )
-
-
+# The ids and their registration live in ccgym._registration (string entry
+# points only), which the startup hook _ccgym_autoregister also runs in
+# processes that never import ccgym; registering is idempotent.
 _register()
 
 

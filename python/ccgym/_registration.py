@@ -1,0 +1,69 @@
+"""The one place ccgym's ids are registered with Gymnasium.
+
+Plain Python that imports nothing from ccgym and nothing but ``gymnasium``
+(only inside :func:`register`): every entry point is a string, loaded when an
+env is made. So it can run in two ways, with the same result:
+
+- ``import ccgym`` calls :func:`register` (the documented convention);
+- the startup hook ``_ccgym_autoregister`` (installed with the wheel, run by
+  ``ccgym-autoregister.pth``) loads this file *without* importing the
+  ``ccgym`` package when a process imports ``gymnasium``, and calls
+  :func:`register`. That is what makes ``gym.make("ccgym/CartPole-v1")``
+  work in worker processes that never ran ``import ccgym`` (RLlib env
+  runners, SubprocVecEnv / AsyncVectorEnv with spawn or forkserver, TorchRL's
+  ParallelEnv): Gymnasium 1.x has no plugin loading of its own.
+"""
+
+from __future__ import annotations
+
+# id -> (single-env class name, max_episode_steps, reward_threshold), as Gymnasium registers them.
+ENV_SPECS = {
+    "CartPole-v0": ("CartPoleEnv", 200, 195.0),
+    "CartPole-v1": ("CartPoleEnv", 500, 475.0),
+    "MountainCar-v0": ("MountainCarEnv", 200, -110.0),
+    "MountainCarContinuous-v0": ("Continuous_MountainCarEnv", 999, 90.0),
+    "Pendulum-v1": ("PendulumEnv", 200, None),
+    "Acrobot-v1": ("AcrobotEnv", 500, -100.0),
+}
+
+ENV_IDS = tuple(ENV_SPECS)
+
+
+def _vector_creator_name(env_id: str) -> str:
+    return "make_vec_" + env_id.replace("-", "_")
+
+
+def _vector_creator(env_id: str):
+    def creator(num_envs: int = 1, **kwargs):
+        from ccgym.vector import VectorEnv
+
+        return VectorEnv(env_id, num_envs=num_envs, **kwargs)
+
+    creator.__name__ = creator.__qualname__ = _vector_creator_name(env_id)
+    creator.__doc__ = f"gymnasium.make_vec's vector entry point of ccgym/{env_id}."
+    return creator
+
+
+# The string vector entry points "ccgym._registration:make_vec_<Id>", one a
+# module-level function per id (Gymnasium calls it with num_envs and the
+# spec's kwargs only, not the id).
+for _env_id in ENV_IDS:
+    globals()[_vector_creator_name(_env_id)] = _vector_creator(_env_id)
+del _env_id
+
+
+def register() -> None:
+    """Register ``ccgym/<Id>`` for every id not registered yet (idempotent)."""
+    import gymnasium as gym
+
+    for env_id, (cls, max_steps, threshold) in ENV_SPECS.items():
+        full_id = f"ccgym/{env_id}"
+        if full_id in gym.registry:
+            continue
+        gym.register(
+            id=full_id,
+            entry_point=f"ccgym.envs:{cls}",
+            vector_entry_point=f"ccgym._registration:{_vector_creator_name(env_id)}",
+            max_episode_steps=max_steps,
+            reward_threshold=threshold,
+        )
