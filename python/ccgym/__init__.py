@@ -17,7 +17,6 @@ from __future__ import annotations
 
 from ccgym import envs
 from ccgym._version import __version__
-
 from ccgym._registration import ENV_IDS, ENV_SPECS
 from ccgym._registration import register as _register
 from ccgym.envs import (
