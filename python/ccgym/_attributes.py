@@ -65,11 +65,18 @@ NUMPY_SCALAR_OK: dict[str, frozenset[str]] = {
     "Acrobot": frozenset(),
 }
 
+def _book(value: Any) -> bool:
+    # Gymnasium reads anything but "nips" as "book"; a typo is refused here.
+    if not (isinstance(value, str) and value in ("book", "nips")):
+        raise ValueError(f"book_or_nips must be 'book' or 'nips', got {value!r}")
+    return value == "book"
+
+
 # Attributes that are switches: how Gymnasium's step reads the value.
 SWITCHES: dict[str, Callable[[Any], bool]] = {
-    "kinematics_integrator": lambda v: v == "euler",
+    "kinematics_integrator": lambda v: isinstance(v, str) and v == "euler",
     "_sutton_barto_reward": bool,
-    "book_or_nips": lambda v: v != "nips",
+    "book_or_nips": _book,
 }
 
 _MAX_EXACT_INT = 2 ** 53
