@@ -519,3 +519,43 @@ def test_close_after_rendering_then_render_again():
     env.step(0)
     env.reset(seed=0)
     assert np.array_equal(env.render(), frame)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_attribute_values_are_the_c_params(kind):
+    """What an attribute reads is what the kernel uses: on a fresh env and
+    after writes (ccgym._attributes maps each to its C params field)."""
+    from ccgym import _attributes, _core
+
+    env = OURS[kind]()
+    info = _core.env_info(kind)
+
+    def check():
+        record = env.batch.params_buffer.view(info.params_dtype)[0]
+        for name, field in _attributes.GYM_PARAMS[kind].items():
+            value = getattr(env, name)
+            if name in _attributes.SWITCHES:
+                value = _attributes.SWITCHES[name](value)
+            assert float(record[field]) == float(value), (name, record[field], value)
+
+    check()
+    for name, value in WRITES[kind].items():
+        setattr(env, name, value)
+        check()
+
+
+def test_copies_keep_the_np_random_stream_and_its_32_bit_buffer():
+    ref, ours = make_pair("Acrobot")
+    for env in (ref, ours):
+        env.torque_noise_max = 0.1
+        env.reset(seed=31)
+        env.np_random.integers(0, 10, dtype=np.int32)  # leaves half a draw buffered
+    for dup_ref, dup in ((copy.deepcopy(ref), copy.deepcopy(ours)),
+                         (copy.deepcopy(ref), pickle.loads(pickle.dumps(ours)))):
+        assert dup.np_random.bit_generator.state == dup_ref.np_random.bit_generator.state
+        assert same_value(dup_ref.np_random.integers(0, 2**31, size=3, dtype=np.int32),
+                          dup.np_random.integers(0, 2**31, size=3, dtype=np.int32))
+        run(dup_ref, dup, "Acrobot", 20, seed=2)
+    snap = ours.get_state()
+    with pytest.raises(ValueError, match="np_random_uint32"):
+        ours.set_state({**snap, "np_random_uint32": (2, 0)})

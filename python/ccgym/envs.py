@@ -6,6 +6,11 @@ metadata, ``reset`` options, info dicts and seeding): with the same seed and
 actions it returns the same float32 observations, rewards and flags, bit for
 bit. Like Gymnasium's raw classes they have no time limit; ``gymnasium.make``
 adds it (``TimeLimit``) from the registered ``max_episode_steps``.
+
+Gymnasium's public attributes are live: its physical constants and
+thresholds (descriptors over the C params, ccgym._attributes), ``state``,
+``steps_beyond_terminated``, ``last_u``, and ``np_random``, a numpy Generator
+over the env's own C stream. ``close()`` only closes a render window.
 """
 
 from __future__ import annotations
@@ -273,16 +278,28 @@ class _CoreEnv(gym.Env):
         self._rng_to_core()
         snap = self._core.get_state()
         snap["np_random_seed"] = self._np_random_seed
+        # numpy's PCG64 keeps half of a 64-bit draw for the next 32-bit one.
+        st = self._np_random.bit_generator.state
+        snap["np_random_uint32"] = (int(st["has_uint32"]), int(st["uinteger"]))
         return snap
 
     def set_state(self, state: dict[str, Any]) -> None:
         """Restores a snapshot from :meth:`get_state` of the same env class."""
         check_snapshot(state)
+        buffered = state.get("np_random_uint32", (0, 0))
+        if not (isinstance(buffered, (tuple, list)) and len(buffered) == 2
+                and buffered[0] in (0, 1) and isinstance(buffered[1], (int, np.integer))
+                and 0 <= buffered[1] < 2 ** 32):
+            raise ValueError(
+                f"state['np_random_uint32'] must be (0 or 1, a uint32), got {buffered!r}")
         self._core.set_state(state)
         self._np_random_seed = state.get("np_random_seed", -1)
         # The snapshot's stream is the env's now (not an assigned Generator's).
         self._forget_user_rng()
         self.__dict__.pop("_written", None)
+        bitgen = self._np_random.bit_generator
+        bitgen.state = {**bitgen.state, "has_uint32": int(buffered[0]),
+                        "uinteger": int(buffered[1])}
 
     def _constructor_kwargs(self) -> dict[str, Any]:
         raise NotImplementedError
