@@ -559,3 +559,17 @@ def test_copies_keep_the_np_random_stream_and_its_32_bit_buffer():
     snap = ours.get_state()
     with pytest.raises(ValueError, match="np_random_uint32"):
         ours.set_state({**snap, "np_random_uint32": (2, 0)})
+
+
+def test_stream_bit_generator_without_init_is_safe():
+    from ccgym import _core
+
+    bg = _core.StreamBitGenerator.__new__(_core.StreamBitGenerator)
+    assert bg.state["state"] == {"state": 0, "inc": 0} and not bg.attached
+    with pytest.raises(TypeError):
+        _core.StreamBitGenerator(object(), 0)
+    env = ce.CartPoleEnv()
+    with pytest.raises(IndexError):
+        _core.StreamBitGenerator(env.batch, 1)
+    with pytest.raises(ValueError, match="PCG64"):
+        env.np_random.bit_generator.state = np.random.MT19937(0).state

@@ -1337,11 +1337,10 @@ cdef class StreamBitGenerator(BitGenerator):
     cdef uint64_t _own[4]     # the private copy after detach()
     cdef object _batch
 
-    def __init__(self, Batch batch, Py_ssize_t index, seed=0):
-        batch._check_index(index)
-        BitGenerator.__init__(self, seed)
-        self._batch = batch  # keeps the memory the stream lives in alive
-        self._st.rng = &batch._b.rng[index]
+    def __cinit__(self, *args, **kwargs):
+        # Valid before (or without) __init__: a private all-zero stream.
+        self._own[0] = self._own[1] = self._own[2] = self._own[3] = 0
+        self._st.rng = <ccgym_pcg64 *>&self._own[0]
         self._st.has_uint32 = 0
         self._st.uinteger = 0
         self._bitgen.state = &self._st
@@ -1349,6 +1348,15 @@ cdef class StreamBitGenerator(BitGenerator):
         self._bitgen.next_uint32 = &_stream_next32
         self._bitgen.next_double = &_stream_next_double
         self._bitgen.next_raw = &_stream_next64
+
+    def __init__(self, Batch batch, Py_ssize_t index, seed=0):
+        batch._check_index(index)
+        BitGenerator.__init__(self, seed)  # (which sets _bitgen.state to NULL)
+        self._bitgen.state = &self._st
+        self._batch = batch  # keeps the memory the stream lives in alive
+        self._st.rng = &batch._b.rng[index]
+        self._st.has_uint32 = 0
+        self._st.uinteger = 0
 
     @property
     def attached(self):
