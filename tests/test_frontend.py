@@ -210,7 +210,8 @@ def test_closed_is_the_same_error_everywhere(env_id):
     for env in (single, vector, venv):
         env.close()
     expected = (RuntimeError, _frontend.CLOSED)
-    assert _error(lambda: single.reset(seed=0)) == expected
+    # The single env is usable after close(), as Gymnasium's (issue 16).
+    assert np.array_equal(single.reset(seed=0)[0], _frontend.env_class(env_id)().reset(seed=0)[0])
     assert _error(lambda: vector.reset(seed=0)) == expected
     assert _error(vector.get_state) == expected
     assert _error(venv.reset) == expected

@@ -238,7 +238,11 @@ def test_state_attribute_matches_gymnasium(env_id):
     """`state` holds the same numbers as Gymnasium's (as float64)."""
     ref_cls, our_cls = CLASS_PAIRS[kind_of(env_id)]
     ref, ours = ref_cls(), our_cls()
-    assert ours.state is None
+    # Before the first reset: None where Gymnasium's __init__ sets it, else absent.
+    if hasattr(ref, "state"):
+        assert ours.state is None is ref.state
+    else:
+        assert not hasattr(ours, "state")
     ref.reset(seed=3)
     ours.reset(seed=3)
     for t in range(30 if env_id != "CartPole-v1" else 8):  # before the pole falls
@@ -297,8 +301,12 @@ def test_np_random_assignment():
     env.np_random = g
     assert env.np_random_seed == -1
     assert _pcg_state(env) == g.bit_generator.state["state"]
+    # The env draws from g itself (Gymnasium's semantics): a copy taken now
+    # predicts the reset.
+    expected = np.float32(copy.deepcopy(g).uniform(-0.6, -0.4))
     obs, _ = env.reset()
-    assert obs[0] == np.float32(g.uniform(-0.6, -0.4))
+    assert obs[0] == expected
+    assert env.np_random is g
 
 
 def test_np_random_rejects_other_bit_generators():
@@ -307,14 +315,19 @@ def test_np_random_rejects_other_bit_generators():
         env.np_random = np.random.Generator(np.random.MT19937(0))
 
 
-def test_np_random_is_a_snapshot():
-    """Documented deviation: ccgym's np_random is a copy of the C stream, so
-    drawing from it does not advance the env (in Gymnasium it would)."""
+def test_np_random_is_the_env_stream():
+    """As in Gymnasium, drawing from np_random advances the env's own stream
+    (it was a copy before issue 16; tests/test_live_attributes.py has more)."""
     env = ccgym.CartPoleEnv()
     env.reset(seed=5)
     before = _pcg_state(env)
-    env.np_random.random(10)
-    assert _pcg_state(env) == before
+    first = env.np_random.random()
+    assert env.np_random.random() != first
+    assert _pcg_state(env) != before
+    ref = np.random.default_rng(5)
+    ref.uniform(-0.05, 0.05, size=4)
+    ref.random(2)
+    assert _pcg_state(env) == ref.bit_generator.state["state"]
 
 
 # -------------------------------------------------------- returned buffers
@@ -491,12 +504,13 @@ def test_step_and_reset_after_close(env_id, wrapped):
     env.reset(seed=0)
     env.close()
     env.close()  # closing twice is allowed
-    with pytest.raises(RuntimeError, match="closed"):
-        env.step(valid_action(env_id))
-    with pytest.raises(RuntimeError, match="closed"):
-        env.reset()
-    with pytest.raises(RuntimeError, match="closed"):
-        env.reset(seed=1)
+    # As in Gymnasium, close() only releases rendering resources: the env
+    # still steps and resets (before issue 16 these raised RuntimeError).
+    env.step(valid_action(env_id))
+    env.reset()
+    obs, _ = env.reset(seed=1)
+    ref = gym.make(env_id)
+    assert np.array_equal(obs, ref.reset(seed=1)[0])
 
 
 BAD_SEEDS = [(-1, "greater or equal to zero"), (-(2**70), "greater or equal to zero"),

@@ -1298,3 +1298,132 @@ def npy_sincosf(x, bint fma):
             sv[i] = ccgym_npy_sinf_nofma(xs[i])
             cv[i] = ccgym_npy_cosf_nofma(xs[i])
     return s, c
+
+
+# --------------------------------------------------- np_random: the C stream
+# An env's np_random is a real numpy Generator over the env's own C PCG64
+# (the ccgym_pcg64 the kernels draw from): a BitGenerator whose bitgen_t
+# points into the batch's memory, so np_random.random() advances the very
+# stream the next unseeded reset continues, as in Gymnasium. next64,
+# next_double and next32 are numpy's PCG64 (next32 halves a 64-bit draw,
+# buffering the high word as numpy's pcg64_next32 does).
+
+from numpy.random cimport BitGenerator
+
+
+cdef struct _stream_t:
+    ccgym_pcg64 *rng
+    int has_uint32
+    uint32_t uinteger
+
+
+cdef uint64_t _stream_next64(void *st) noexcept nogil:
+    return ccgym_pcg64_next64((<_stream_t *>st).rng)
+
+
+cdef uint32_t _stream_next32(void *st) noexcept nogil:
+    cdef _stream_t *s = <_stream_t *>st
+    cdef uint64_t v
+    if s.has_uint32:
+        s.has_uint32 = 0
+        return s.uinteger
+    v = ccgym_pcg64_next64(s.rng)
+    s.has_uint32 = 1
+    s.uinteger = <uint32_t>(v >> 32)
+    return <uint32_t>(v & 0xFFFFFFFFu)
+
+
+cdef double _stream_next_double(void *st) noexcept nogil:
+    return ccgym_pcg64_next_double((<_stream_t *>st).rng)
+
+
+def _pcg64_from_state(state):
+    """A numpy PCG64 at `state` (what pickling a StreamBitGenerator gives)."""
+    bg = np.random.PCG64()
+    bg.state = state
+    return bg
+
+
+cdef class StreamBitGenerator(BitGenerator):
+    """Instance `index` of `batch`'s PCG64 stream as a numpy BitGenerator.
+
+    ``np.random.Generator(StreamBitGenerator(batch, i))`` draws exactly what
+    ``np.random.Generator(np.random.PCG64())`` at the same state draws, and
+    each draw advances the instance's C stream. ``state`` reads and writes
+    it in PCG64's format. :meth:`detach` gives it a private copy of the
+    stream (what an env does when it is reseeded, so that a Generator handed
+    out before keeps its own stream, as Gymnasium's old Generator would).
+    Pickling or copying gives a plain PCG64 at the current state."""
+
+    cdef _stream_t _st
+    cdef uint64_t _own[4]     # the private copy after detach()
+    cdef object _batch
+
+    def __cinit__(self, *args, **kwargs):
+        # Valid before (or without) __init__: a private all-zero stream.
+        self._own[0] = self._own[1] = self._own[2] = self._own[3] = 0
+        self._st.rng = <ccgym_pcg64 *>&self._own[0]
+        self._st.has_uint32 = 0
+        self._st.uinteger = 0
+        self._bitgen.state = &self._st
+        self._bitgen.next_uint64 = &_stream_next64
+        self._bitgen.next_uint32 = &_stream_next32
+        self._bitgen.next_double = &_stream_next_double
+        self._bitgen.next_raw = &_stream_next64
+
+    def __init__(self, Batch batch, Py_ssize_t index, seed=0):
+        batch._check_index(index)
+        BitGenerator.__init__(self, seed)  # (which sets _bitgen.state to NULL)
+        self._bitgen.state = &self._st
+        self._batch = batch  # keeps the memory the stream lives in alive
+        self._st.rng = &batch._b.rng[index]
+        self._st.has_uint32 = 0
+        self._st.uinteger = 0
+
+    @property
+    def attached(self):
+        """Whether draws advance the env's stream (False once detached)."""
+        return self._batch is not None
+
+    def detach(self):
+        """Continues on a private copy of the stream from here on."""
+        if self._batch is None:
+            return
+        with self.lock:
+            memcpy(&self._own[0], self._st.rng, sizeof(self._own))
+            self._st.rng = <ccgym_pcg64 *>&self._own[0]
+            self._batch = None
+
+    @property
+    def state(self):
+        """numpy PCG64's state dict (bit_generator "PCG64")."""
+        cdef const uint64_t *w = <const uint64_t *>self._st.rng
+        return {"bit_generator": "PCG64",
+                "state": {"state": int(w[0]) | (int(w[1]) << 64),
+                          "inc": int(w[2]) | (int(w[3]) << 64)},
+                "has_uint32": self._st.has_uint32,
+                "uinteger": self._st.uinteger}
+
+    @state.setter
+    def state(self, value):
+        if not isinstance(value, dict):
+            raise TypeError("state must be a dict")
+        if value.get("bit_generator") != "PCG64":
+            raise ValueError("state must be for a PCG64 PRNG")
+        mask = (1 << 64) - 1
+        st, inc = value["state"]["state"], value["state"]["inc"]
+        cdef uint64_t w0 = st & mask, w1 = (st >> 64) & mask
+        cdef uint64_t w2 = inc & mask, w3 = (inc >> 64) & mask
+        cdef int has = value["has_uint32"]
+        cdef uint32_t word = value["uinteger"]
+        cdef uint64_t *w = <uint64_t *>self._st.rng
+        with self.lock:
+            w[0] = w0
+            w[1] = w1
+            w[2] = w2
+            w[3] = w3
+            self._st.has_uint32 = has
+            self._st.uinteger = word
+
+    def __reduce__(self):
+        return _pcg64_from_state, (self.state,)

@@ -6,10 +6,16 @@ metadata, ``reset`` options, info dicts and seeding): with the same seed and
 actions it returns the same float32 observations, rewards and flags, bit for
 bit. Like Gymnasium's raw classes they have no time limit; ``gymnasium.make``
 adds it (``TimeLimit``) from the registered ``max_episode_steps``.
+
+Gymnasium's public attributes are live: its physical constants and
+thresholds (descriptors over the C params, ccgym._attributes), ``state``,
+``steps_beyond_terminated``, ``last_u``, and ``np_random``, a numpy Generator
+over the env's own C stream. ``close()`` only closes a render window.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any, ClassVar
 
@@ -17,7 +23,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from ccgym import _core
+from ccgym import _attributes, _core
 from ccgym._frontend import (
     check_open,
     check_render_mode,
@@ -44,17 +50,6 @@ __all__ = [
 ]
 
 
-def _generator_from_state(state: int, inc: int) -> np.random.Generator:
-    bit_generator = np.random.PCG64()
-    bit_generator.state = {
-        "bit_generator": "PCG64",
-        "state": {"state": state, "inc": inc},
-        "has_uint32": 0,
-        "uinteger": 0,
-    }
-    return np.random.Generator(bit_generator)
-
-
 class _CoreEnv(gym.Env):
     """Shared machinery: one C instance, seeding, options, action checks."""
 
@@ -74,11 +69,41 @@ class _CoreEnv(gym.Env):
         # Thread safety: every step and reset is one core call, and the core
         # refuses a call while another is under way (RuntimeError), so
         # concurrent calls never interleave.
-        self.step = self._step_and_show if render_mode == "human" else self._core.step1
+        self._bind_step()
         # Like Gymnasium's first unseeded reset: a 128-bit seed from OS entropy.
         entropy = np.random.SeedSequence().entropy
         self._core.seed_one(0, entropy)
         self._np_random_seed = entropy
+        # Gymnasium's rendering attributes (ccgym draws in C; see render()).
+        self.screen = None
+        self.clock = None
+        self.isopen = True
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        # Gymnasium's attributes are live once the env is built: the
+        # assignments in __init__ only record Gymnasium's defaults, which the
+        # C params already hold (ccgym._attributes).
+        super().__init_subclass__(**kwargs)
+        init = cls.__dict__.get("__init__")
+        if init is not None:
+            @functools.wraps(init)
+            def __init__(self, *args: Any, **kw: Any) -> None:
+                init(self, *args, **kw)
+                self.__dict__["_attr_live"] = True
+
+            cls.__init__ = __init__
+
+    def _bind_step(self) -> None:
+        # Straight to the core (no Python frame) unless something must happen
+        # around each step: drawing (render_mode="human") or keeping an
+        # assigned Generator in step with the C stream (Acrobot's noise).
+        synced = self.__dict__.get("_user_rng") is not None and self.kind == "Acrobot"
+        if synced:
+            self.step = self._step_synced
+        elif self.render_mode == "human":
+            self.step = self._step_and_show
+        else:
+            self.step = self._core.step1
 
     @property
     def batch(self) -> _core.Batch:
@@ -87,26 +112,86 @@ class _CoreEnv(gym.Env):
         env's live state; its methods skip this env's checks."""
         return self._core
 
-    # Gymnasium keeps a numpy Generator in `_np_random`; ccgym's stream lives in
-    # C. Reading gives a Generator at the C stream's current state (a copy:
-    # drawing from it does not advance the env); assigning one sets the stream.
+    # --------------------------------------------------------- np_random
+    # Gymnasium keeps a numpy Generator in `_np_random`. ccgym's stream lives
+    # in C: `_np_random` is a Generator over it (_core.StreamBitGenerator), so
+    # drawing from it advances the stream the next unseeded reset continues.
+    # An assigned PCG64 Generator is kept as it is (the env's np_random *is*
+    # it, as in Gymnasium) and the C stream follows it: its state goes into C
+    # before each C call that draws and comes back after (_rng_call).
     @property
     def _np_random(self) -> np.random.Generator | None:
-        core = self.__dict__.get("_core")
-        if core is None:
-            return None
-        return _generator_from_state(*core.get_rng(0))
+        d = self.__dict__
+        user = d.get("_user_rng")
+        if user is not None:
+            return user
+        gen = d.get("_stream_rng")
+        if gen is None:
+            core = d.get("_core")
+            if core is None:
+                return None
+            seed = d.get("_np_random_seed")
+            bitgen = _core.StreamBitGenerator(
+                core, 0, seed if isinstance(seed, int) and seed >= 0 else 0)
+            gen = d["_stream_rng"] = np.random.Generator(bitgen)
+        return gen
 
     @_np_random.setter
     def _np_random(self, value: np.random.Generator | None) -> None:
-        if value is None:
+        if value is None or value is self.__dict__.get("_stream_rng"):
             return
-        state = value.bit_generator.state
-        if state.get("bit_generator") != "PCG64":
+        if not isinstance(value, np.random.Generator):
+            raise TypeError(f"np_random must be a numpy.random.Generator, got {type(value)}")
+        bitgen = value.bit_generator
+        if not isinstance(bitgen, (np.random.PCG64, _core.StreamBitGenerator)):
             raise TypeError(
-                f"ccgym streams are PCG64; cannot take a {state.get('bit_generator')} generator"
-            )
-        self._core.set_rng(0, state["state"]["state"], state["state"]["inc"])
+                "ccgym streams are PCG64; cannot take a "
+                f"{type(bitgen).__name__} generator")
+        self._drop_stream_rng()
+        self.__dict__["_user_rng"] = value
+        self._rng_to_core()
+        self._bind_step()
+
+    def _drop_stream_rng(self) -> None:
+        """Gives a Generator handed out before its own copy of the stream (as
+        Gymnasium's old Generator keeps its stream when the env gets a new one)."""
+        gen = self.__dict__.pop("_stream_rng", None)
+        if gen is not None:
+            gen.bit_generator.detach()
+
+    def _forget_user_rng(self) -> None:
+        if self.__dict__.pop("_user_rng", None) is not None:
+            self._bind_step()
+
+    def _rng_to_core(self) -> None:
+        user = self.__dict__.get("_user_rng")
+        if user is not None:
+            st = user.bit_generator.state["state"]
+            self._core.set_rng(0, st["state"], st["inc"])
+
+    def _rng_from_core(self) -> None:
+        user = self.__dict__.get("_user_rng")
+        if user is not None:
+            bitgen = user.bit_generator
+            old = bitgen.state
+            state, inc = self._core.get_rng(0)
+            bitgen.state = {**old, "state": {"state": state, "inc": inc}}
+
+    def _rng_call(self, fn: Any, *args: Any) -> Any:
+        """fn(*args), a C call that may draw, with an assigned Generator synced."""
+        if self.__dict__.get("_user_rng") is None:
+            return fn(*args)
+        self._rng_to_core()
+        try:
+            return fn(*args)
+        finally:
+            self._rng_from_core()
+
+    def _step_synced(self, action: Any):
+        result = self._rng_call(self._core.step1, action)
+        if self.render_mode == "human":
+            self.render()
+        return result
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         """Resets the env; ``reset(seed=s)`` gives Gymnasium's initial state for ``s``,
@@ -120,15 +205,26 @@ class _CoreEnv(gym.Env):
             # Gymnasium's super().reset(seed) seeds before the options are
             # read: a reset rejected for its options has still reseeded.
             if seed is not None:
+                self._reseeding()
                 self._core.seed_one(0, seed)
                 self._np_random_seed = seed
             raise
-        obs = self._core.reset1(seed, a, b)
-        if seed is not None:
+        if seed is None:
+            obs = self._rng_call(self._core.reset1, None, a, b)
+        else:
+            self._reseeding()
+            obs = self._core.reset1(seed, a, b)
             self._np_random_seed = seed
+        self.__dict__.pop("_written", None)
         if self.render_mode == "human":
             self.render()
         return obs, {}
+
+    def _reseeding(self) -> None:
+        """reset(seed=...) is about to give the env a new stream (as Gymnasium
+        gives it a new Generator): Generators handed out keep the old one."""
+        self._drop_stream_rng()
+        self._forget_user_rng()
 
     def step(self, action: Any):
         """Steps with one action; returns (obs, reward, terminated, False, {}).
@@ -169,25 +265,41 @@ class _CoreEnv(gym.Env):
         return None
 
     def close(self) -> None:
-        """Marks the env closed (later steps and resets raise RuntimeError)
-        and closes the render window if there is one."""
-        self._core.closed = True
+        """Closes the render window if there is one; as in Gymnasium, that is
+        all: the env can still be reset and stepped (and rendered again)."""
         viewer = self.__dict__.pop("_viewer", None)
         if viewer is not None:
             viewer.close()
+            self.isopen = False
 
     def get_state(self) -> dict[str, Any]:
         """A snapshot of the env: physics state, RNG stream, last outputs.
         :meth:`set_state` restores it exactly."""
+        self._rng_to_core()
         snap = self._core.get_state()
         snap["np_random_seed"] = self._np_random_seed
+        # numpy's PCG64 keeps half of a 64-bit draw for the next 32-bit one.
+        st = self._np_random.bit_generator.state
+        snap["np_random_uint32"] = (int(st["has_uint32"]), int(st["uinteger"]))
         return snap
 
     def set_state(self, state: dict[str, Any]) -> None:
         """Restores a snapshot from :meth:`get_state` of the same env class."""
         check_snapshot(state)
+        buffered = state.get("np_random_uint32", (0, 0))
+        if not (isinstance(buffered, (tuple, list)) and len(buffered) == 2
+                and buffered[0] in (0, 1) and isinstance(buffered[1], (int, np.integer))
+                and 0 <= buffered[1] < 2 ** 32):
+            raise ValueError(
+                f"state['np_random_uint32'] must be (0 or 1, a uint32), got {buffered!r}")
         self._core.set_state(state)
         self._np_random_seed = state.get("np_random_seed", -1)
+        # The snapshot's stream is the env's now (not an assigned Generator's).
+        self._forget_user_rng()
+        self.__dict__.pop("_written", None)
+        bitgen = self._np_random.bit_generator
+        bitgen.state = {**bitgen.state, "has_uint32": int(buffered[0]),
+                        "uinteger": int(buffered[1])}
 
     def _constructor_kwargs(self) -> dict[str, Any]:
         raise NotImplementedError
@@ -199,10 +311,13 @@ class _CoreEnv(gym.Env):
             "state": self.get_state(),
             "closed": self._core.closed,
             "spec": self.spec,
+            "attributes": _attributes.faces(self),
         }
 
     def __setstate__(self, data: dict[str, Any]) -> None:
         self.__init__(**data["kwargs"])
+        for name, value in data.get("attributes", {}).items():
+            setattr(self, name, value)
         self.set_state(data["state"])
         self._core.closed = data["closed"]
         self.spec = data["spec"]
@@ -210,6 +325,82 @@ class _CoreEnv(gym.Env):
     # The C state, as the Gymnasium env's attributes would show it.
     def _state_fields(self) -> np.ndarray:
         return self._core.state_view(self._state_dtype)[0]
+
+    # ------------------------------------------------------------- state
+    # Reading `state` gives Gymnasium's type for where the env is (after a
+    # reset, after a step); a value just written reads back as that very
+    # object until the next step or reset, as in Gymnasium. Writing sets
+    # the C state the next step starts from (a copy: mutating the array
+    # afterwards in place does not reach the env). None un-resets the env.
+    def _step_count(self) -> int:
+        return int(self._core.episode_start[0] + self._core.elapsed[0])
+
+    def _written_value(self, name: str) -> tuple[bool, Any]:
+        entry = self.__dict__.get("_written", {}).get(name)
+        if entry is not None and entry[0] == self._step_count() and self._core.has_reset:
+            return True, entry[1]
+        return False, None
+
+    def _remember_written(self, name: str, value: Any) -> None:
+        self.__dict__.setdefault("_written", {})[name] = (self._step_count(), value)
+
+    def _just_reset(self) -> bool:
+        return int(self._core.elapsed[0]) == 0
+
+    def _read_state(self) -> Any:
+        return None
+
+    def _write_state(self, fields: dict[str, Any]) -> None:
+        """Sets C state fields; before the first reset, the rest of the
+        state as Gymnasium's __init__ leaves it and the env counts as reset."""
+        first = not self._core.has_reset
+
+        def apply() -> None:
+            view = self._core.state_view(self._state_dtype)
+            if first:
+                for name, value in _core.env_info(self.kind).state_fill.items():
+                    view[0][name] = value
+                for name, value in self._fresh_state.items():
+                    view[0][name] = value
+            for name, value in fields.items():
+                view[0][name] = value
+            self._core.has_reset = True
+
+        self._core.exclusive(apply)
+
+    #: State fields as Gymnasium's __init__ leaves them (before any reset).
+    _fresh_state: ClassVar[dict[str, Any]] = {}
+
+    #: Whether Gymnasium's __init__ sets ``state = None`` (CartPole, Acrobot);
+    #: the others have no ``state`` attribute until the first reset.
+    _state_at_init: ClassVar[bool] = False
+
+    def _unset(self, name: str) -> AttributeError:
+        return AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    @property
+    def state(self) -> Any:
+        """Gymnasium's ``state`` (live; settable). Before the first reset:
+        None in CartPole and Acrobot, absent (AttributeError) in the others,
+        as in Gymnasium."""
+        if not self._core.has_reset:
+            if self._state_at_init:
+                return None
+            raise self._unset("state")
+        written, value = self._written_value("state")
+        return value if written else self._read_state()
+
+    @state.setter
+    def state(self, value: Any) -> None:
+        if value is None:
+            self._core.exclusive(setattr, self._core, "has_reset", False)
+            self.__dict__.pop("_written", None)
+            return
+        self._set_state_value(value)
+        self._remember_written("state", value)
+
+    def _set_state_value(self, value: Any) -> None:
+        raise NotImplementedError
 
 
 class _DiscreteEnv(_CoreEnv):
@@ -236,7 +427,7 @@ class CartPoleEnv(_DiscreteEnv):
     def __init__(self, sutton_barto_reward: bool = False, render_mode: str | None = None):
         params = cartpole_params(sutton_barto_reward=sutton_barto_reward)
         super().__init__(render_mode=render_mode, **params)
-        self._sutton_barto_reward = bool(sutton_barto_reward)
+        self._sutton_barto_reward = sutton_barto_reward
         for key in ("gravity", "masscart", "masspole", "length", "force_mag", "tau"):
             setattr(self, key, params[key])
         self.total_mass = self.masspole + self.masscart
@@ -265,13 +456,39 @@ class CartPoleEnv(_DiscreteEnv):
                 "'terminated = True' -- any further steps are undefined behavior."
             )
 
-    @property
-    def state(self) -> np.ndarray | None:
+    _fresh_state = {"steps_beyond_terminated": -1}
+    _state_at_init = True
+
+    def _read_state(self) -> np.ndarray:
         """(x, x_dot, theta, theta_dot) as float64, like Gymnasium's ``state``."""
-        if not self._core.has_reset:
-            return None
         f = self._state_fields()
         return np.array([f["x"], f["x_dot"], f["theta"], f["theta_dot"]], dtype=np.float64)
+
+    def _set_state_value(self, value: Any) -> None:
+        arr, _ = _attributes.state_array(self.kind, value, 4, float32_ok=False)
+        self._write_state(dict(zip(("x", "x_dot", "theta", "theta_dot"), arr.tolist())))
+
+    @property
+    def steps_beyond_terminated(self) -> int | None:
+        """Gymnasium's counter of steps since the pole fell: None until it
+        falls, then 0, 1, ... (reset to None by reset(); settable)."""
+        if not self._core.has_reset:
+            return None
+        n = int(self._state_fields()["steps_beyond_terminated"])
+        return None if n < 0 else n
+
+    @steps_beyond_terminated.setter
+    def steps_beyond_terminated(self, value: int | None) -> None:
+        if value is None:
+            n = -1
+        elif isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+            n = int(value)
+            if not 0 <= n < 2 ** 63:
+                raise ValueError(
+                    f"steps_beyond_terminated must be None or an int >= 0, got {value}")
+        else:
+            raise TypeError(f"steps_beyond_terminated must be None or an int, got {value!r}")
+        self._write_state({"steps_beyond_terminated": n})
 
 
 class MountainCarEnv(_DiscreteEnv):
@@ -305,13 +522,30 @@ class MountainCarEnv(_DiscreteEnv):
         self.action_space = spaces.Discrete(3)
         self.observation_space = spaces.Box(self.low, self.high, dtype=np.float32)
 
-    @property
-    def state(self) -> tuple[float, float] | None:
-        """(position, velocity)."""
-        if not self._core.has_reset:
-            return None
+    def _read_state(self) -> np.ndarray | tuple[Any, Any]:
+        """(position, velocity) as Gymnasium keeps it: a float64 array after
+        reset, a tuple of numpy float64s after a step (velocity the int 0
+        when the car has just hit the left wall)."""
         f = self._state_fields()
-        return (float(f["position"]), float(f["velocity"]))
+        if self._just_reset():
+            return np.array([f["position"], f["velocity"]], dtype=np.float64)
+        position, velocity = np.float64(f["position"]), np.float64(f["velocity"])
+        if velocity == 0 and position == self._core.params_buffer.view(
+                _core.env_info(self.kind).params_dtype)[0]["min_position"]:
+            return position, 0
+        return position, velocity
+
+    def _set_state_value(self, value: Any) -> None:
+        arr, _ = _attributes.state_array(self.kind, value, 2, float32_ok=False)
+        self._write_state({"position": float(arr[0]), "velocity": float(arr[1])})
+
+    def _height(self, xs: Any) -> Any:
+        """The hill's height at xs (Gymnasium's rendering helper)."""
+        return np.sin(3 * xs) * 0.45 + 0.55
+
+    def get_keys_to_action(self) -> dict[tuple[int, ...], int]:
+        """Gymnasium's key map for gymnasium.utils.play: left/right arrows."""
+        return {(): 1, (276,): 0, (275,): 2, (275, 276): 1}
 
 
 class Continuous_MountainCarEnv(_ContinuousEnv):  # noqa: N801 (Gymnasium's name)
@@ -353,14 +587,27 @@ class Continuous_MountainCarEnv(_ContinuousEnv):  # noqa: N801 (Gymnasium's name
             low=self.low_state, high=self.high_state, dtype=np.float32
         )
 
-    @property
-    def state(self) -> np.ndarray | None:
-        """(position, velocity)."""
-        if not self._core.has_reset:
-            return None
+    def _read_state(self) -> np.ndarray:
+        """(position, velocity): float64 after reset, float32 after a step."""
         f = self._state_fields()
         dtype = np.float32 if f["state_f32"] else np.float64
         return np.array([f["position"], f["velocity"]], dtype=dtype)
+
+    def _set_state_value(self, value: Any) -> None:
+        # Gymnasium's step computes in the state's precision: float32 and
+        # float64 arrays are the two it has itself (a list or an int array
+        # would give it a third mix of precisions).
+        if not isinstance(value, np.ndarray) or value.dtype not in (np.float32, np.float64):
+            raise TypeError(
+                "MountainCarContinuous state must be a float32 or float64 numpy array "
+                f"(Gymnasium's step computes in its precision), got {value!r}")
+        arr, is32 = _attributes.state_array(self.kind, value, 2, float32_ok=True)
+        self._write_state({"position": float(arr[0]), "velocity": float(arr[1]),
+                           "state_f32": int(is32)})
+
+    def _height(self, xs: Any) -> Any:
+        """The hill's height at xs (Gymnasium's rendering helper)."""
+        return np.sin(3 * xs) * 0.45 + 0.55
 
 
 class PendulumEnv(_ContinuousEnv):
@@ -393,21 +640,48 @@ class PendulumEnv(_ContinuousEnv):
         )
         self.observation_space = spaces.Box(low=-high, high=high, dtype=np.float32)
 
-    @property
-    def state(self) -> np.ndarray | None:
+    _fresh_state = {"last_u": math.nan}
+
+    def _read_state(self) -> np.ndarray:
         """(theta, theta_dot) as float64."""
-        if not self._core.has_reset:
-            return None
         f = self._state_fields()
         return np.array([f["th"], f["thdot"]], dtype=np.float64)
 
+    def _set_state_value(self, value: Any) -> None:
+        # Python floats in the state would make Gymnasium's cost float32
+        # (a weak Python float meets the float32 torque): numpy arrays only.
+        if not isinstance(value, np.ndarray):
+            raise TypeError(
+                "Pendulum state must be a numpy array (Gymnasium computes the cost of a "
+                f"state of Python numbers in float32), got {value!r}")
+        arr, _ = _attributes.state_array(self.kind, value, 2, float32_ok=False)
+        self._write_state({"th": float(arr[0]), "thdot": float(arr[1])})
+
     @property
-    def last_u(self) -> float | None:
-        """The last (clipped) torque, None right after reset."""
+    def last_u(self) -> np.float32 | None:
+        """The last clipped torque as Gymnasium keeps it (``np.clip(u, ..)[0]``
+        of the float32 action: an np.float32), None before the first step of
+        an episode, absent before the first reset (as in Gymnasium). Only
+        rendering reads it; settable."""
         if not self._core.has_reset:
-            return None
+            raise self._unset("last_u")
+        written, value = self._written_value("last_u")
+        if written:
+            return value
         u = float(self._state_fields()["last_u"])
-        return None if math.isnan(u) else u
+        return None if math.isnan(u) else np.float32(u)
+
+    @last_u.setter
+    def last_u(self, value: Any) -> None:
+        if value is None:
+            u = math.nan
+        else:
+            try:
+                u = float(value)
+            except (TypeError, ValueError):
+                raise TypeError(f"last_u must be None or a real number, got {value!r}") from None
+        self._write_state({"last_u": u})
+        self._remember_written("last_u", value)
 
 
 class AcrobotEnv(_DiscreteEnv):
@@ -432,13 +706,29 @@ class AcrobotEnv(_DiscreteEnv):
     LINK_MOI = 1.0
     MAX_VEL_1 = 4 * math.pi
     MAX_VEL_2 = 9 * math.pi
-    AVAIL_TORQUE = [-1.0, 0.0, +1]
+    torque_noise_max = 0.0
     SCREEN_DIM = 500
+    book_or_nips = "book"
+    action_arrow = None
+    domain_fig = None
     actions_num = 3
 
+    @property
+    def AVAIL_TORQUE(self) -> list[float]:  # noqa: N802 (Gymnasium's name)
+        """Gymnasium's torques per action, [-1.0, 0.0, +1] (a new list on each
+        read). ccgym's kernel has them built in: assigning raises."""
+        return [-1.0, 0.0, +1]
+
+    @AVAIL_TORQUE.setter
+    def AVAIL_TORQUE(self, value: Any) -> None:  # noqa: N802
+        raise AttributeError("ccgym's Acrobot has the torques [-1, 0, +1] built in; "
+                             "AVAIL_TORQUE cannot be changed")
+
     def __init__(self, render_mode: str | None = None, torque_noise_max: float = 0.0):
-        self._params = acrobot_params(torque_noise_max=torque_noise_max)
-        super().__init__(render_mode=render_mode, **self._params)
+        params = acrobot_params(torque_noise_max=torque_noise_max)
+        super().__init__(render_mode=render_mode, **params)
+        if params["torque_noise_max"]:
+            self.torque_noise_max = params["torque_noise_max"]
         high = np.array(
             [1.0, 1.0, 1.0, 1.0, self.MAX_VEL_1, self.MAX_VEL_2], dtype=np.float32
         )
@@ -448,48 +738,31 @@ class AcrobotEnv(_DiscreteEnv):
     def _constructor_kwargs(self) -> dict[str, Any]:
         return {"torque_noise_max": self.torque_noise_max}
 
-    def __setstate__(self, data: dict[str, Any]) -> None:
-        book = data["kwargs"].pop("book_or_nips", "book")
-        super().__setstate__(data)
-        self.book_or_nips = book
+    _state_at_init = True
 
-    def __getstate__(self) -> dict[str, Any]:
-        data = super().__getstate__()
-        data["kwargs"]["book_or_nips"] = self.book_or_nips
-        return data
+    def _read_state(self) -> np.ndarray:
+        """(theta1, theta2, dtheta1, dtheta2): float32 after reset (Gymnasium
+        casts its draw), float64 after a step (its rk4 output)."""
+        return np.array(self._state_fields()["s"],
+                        dtype=np.float32 if self._just_reset() else np.float64)
 
-    def _set_param(self, **changes: Any) -> None:
-        params = {**self._params, **changes}
-        new = acrobot_params(
-            torque_noise_max=params["torque_noise_max"],
-            book_or_nips="book" if params["book"] else "nips",
-        )
-        self._core.set_params(new)
-        self._params = new
+    def _set_state_value(self, value: Any) -> None:
+        # Gymnasium's step appends the torque (float64) first: a float32
+        # state computes as its float64 values do.
+        arr, _ = _attributes.state_array(self.kind, value, 4, float32_ok=True)
+        self._write_state({"s": arr})
 
-    @property
-    def torque_noise_max(self) -> float:
-        """Maximum uniform torque noise per step (Gymnasium's class attribute; settable)."""
-        return self._params["torque_noise_max"]
 
-    @torque_noise_max.setter
-    def torque_noise_max(self, value: float) -> None:
-        self._set_param(torque_noise_max=value)
 
-    @property
-    def book_or_nips(self) -> str:
-        """Which dynamics: "book" (Gymnasium's default) or "nips" (settable)."""
-        return "book" if self._params["book"] else "nips"
+def _check_torque_noise(name: str, value: float) -> None:
+    # numpy's uniform(-t, t) overflows (Gymnasium raises in step) past max/2.
+    if not (math.isfinite(value) and value >= 0 and math.isfinite(value - -value)):
+        raise ValueError(f"{name} must be finite, >= 0 and <= 8.9e307, got {value}")
 
-    @book_or_nips.setter
-    def book_or_nips(self, value: str) -> None:
-        if value not in ("book", "nips"):
-            raise ValueError(f"book_or_nips must be 'book' or 'nips', got {value!r}")
-        self._set_param(book=value == "book")
 
-    @property
-    def state(self) -> np.ndarray | None:
-        """(theta1, theta2, dtheta1, dtheta2) as float64."""
-        if not self._core.has_reset:
-            return None
-        return np.array(self._state_fields()["s"], dtype=np.float64)
+# Gymnasium's physical constants and thresholds: live attributes over the
+# C params (ccgym._attributes).
+for _cls in (CartPoleEnv, MountainCarEnv, Continuous_MountainCarEnv, PendulumEnv):
+    _attributes.install(_cls)
+_attributes.install(AcrobotEnv, {"torque_noise_max": _check_torque_noise})
+del _cls

@@ -1,0 +1,197 @@
+"""Gymnasium's public env attributes, live on ccgym's single envs.
+
+Each physical constant or threshold a Gymnasium classic-control env keeps as
+an attribute (``CartPoleEnv.gravity``, ``PendulumEnv.max_torque``,
+``AcrobotEnv.LINK_MASS_1``, ...) is here a descriptor over one field of the
+C params struct: reading gives the value last written (Gymnasium's value and
+type), writing sets the field the kernel reads on the next step. The fields
+are the C env table's (``_core.env_info(kind).params_dtype``); what is per
+env is only which Gymnasium attribute names which field, stated once in
+:data:`GYM_PARAMS`.
+
+Derived fields follow Gymnasium's own timing. A params field that is itself a
+Gymnasium attribute (CartPole's ``total_mass``, computed once in __init__)
+keeps its value when another attribute changes, as in Gymnasium; a derived
+field that is not an attribute (Pendulum's ``3 * g / (2 * l)``, Acrobot's
+_dsdt terms, which Gymnasium computes in every step) is recomputed by the
+table's params_init.
+
+Values: Python ints (|v| <= 2**53) and floats everywhere, as Gymnasium's
+defaults are; numpy float64/integer scalars only where Gymnasium's arithmetic
+with them is the same as with a Python float (:data:`NUMPY_SCALAR_OK`).
+Anything else (np.float32, arrays, bools, strings) raises TypeError: with it
+Gymnasium would compute in another precision, which ccgym does not model.
+
+Package-internal.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Callable
+
+import numpy as np
+
+from ccgym import _core
+
+# Gymnasium attribute -> params field (the C member's name), per env kind.
+GYM_PARAMS: dict[str, dict[str, str]] = {
+    "CartPole": {name: name for name in (
+        "gravity", "masscart", "masspole", "total_mass", "length", "polemass_length",
+        "force_mag", "tau", "theta_threshold_radians", "x_threshold")}
+    | {"kinematics_integrator": "euler", "_sutton_barto_reward": "sutton_barto_reward"},
+    "MountainCar": {name: name for name in (
+        "min_position", "max_position", "max_speed", "goal_position", "goal_velocity",
+        "force", "gravity")},
+    "MountainCarContinuous": {name: name for name in (
+        "min_position", "max_position", "max_speed", "goal_position", "goal_velocity",
+        "power")},
+    "Pendulum": {name: name for name in ("max_speed", "max_torque", "dt", "g", "m", "l")},
+    "Acrobot": {name: name.lower() for name in (
+        "dt", "LINK_LENGTH_1", "LINK_LENGTH_2", "LINK_MASS_1", "LINK_MASS_2",
+        "LINK_COM_POS_1", "LINK_COM_POS_2", "LINK_MOI", "MAX_VEL_1", "MAX_VEL_2",
+        "torque_noise_max")} | {"book_or_nips": "book"},
+}
+
+# Attributes whose value Gymnasium compares or combines only with float64
+# values, so that a numpy float64 or integer scalar computes as a Python
+# float does. Elsewhere (float32 state or actions) numpy's promotion makes a
+# numpy scalar change the precision: those take Python numbers only.
+NUMPY_SCALAR_OK: dict[str, frozenset[str]] = {
+    "CartPole": frozenset(GYM_PARAMS["CartPole"]),
+    "MountainCar": frozenset(GYM_PARAMS["MountainCar"]),
+    "MountainCarContinuous": frozenset(),
+    "Pendulum": frozenset({"g", "dt", "max_speed"}),
+    "Acrobot": frozenset(),
+}
+
+def _book(value: Any) -> bool:
+    # Gymnasium reads anything but "nips" as "book"; a typo is refused here.
+    if not (isinstance(value, str) and value in ("book", "nips")):
+        raise ValueError(f"book_or_nips must be 'book' or 'nips', got {value!r}")
+    return value == "book"
+
+
+# Attributes that are switches: how Gymnasium's step reads the value.
+SWITCHES: dict[str, Callable[[Any], bool]] = {
+    "kinematics_integrator": lambda v: isinstance(v, str) and v == "euler",
+    "_sutton_barto_reward": bool,
+    "book_or_nips": _book,
+}
+
+_MAX_EXACT_INT = 2 ** 53
+
+
+def number(kind: str, name: str, value: Any) -> float:
+    """``value`` as the float C stores, or TypeError/ValueError if Gymnasium
+    would compute with it differently from a Python float."""
+    if type(value) is float or (type(value) is int and abs(value) <= _MAX_EXACT_INT):
+        return float(value)
+    if name in NUMPY_SCALAR_OK[kind] and isinstance(value, (np.float64, np.integer)) and (
+            not isinstance(value, np.integer) or abs(int(value)) <= _MAX_EXACT_INT):
+        return float(value)
+    if type(value) is int:
+        raise ValueError(f"{name} = {value}: ints beyond 2**53 are not exact as floats")
+    hint = ("a Python int or float" if name not in NUMPY_SCALAR_OK[kind]
+            else "a Python int or float, or a numpy float64/integer scalar")
+    raise TypeError(
+        f"{name} must be {hint}, got {value!r} ({type(value).__name__}): Gymnasium's "
+        "arithmetic with it would use another precision, which ccgym does not model")
+
+
+def write_params(env: Any, changes: dict[str, float]) -> None:
+    """Sets params fields of env's C instance: ``changes`` (field -> value)
+    verbatim, the other attribute fields kept, the non-attribute derived
+    fields recomputed from the inputs by the table's params_init. One call
+    under the core's guard: a concurrent step sees the old or the new set."""
+    core = env.batch
+    info = _core.env_info(env.kind)
+    record = core.params_buffer.view(info.params_dtype)[:1].copy()[0]
+    for field, value in changes.items():
+        record[field] = value
+    inputs = {f: (bool(record[f]) if f in info.bool_fields else float(record[f]))
+              for f in info.param_fields}
+    kept = set(GYM_PARAMS[env.kind].values()) | set(info.param_fields)
+
+    def apply() -> None:
+        core.set_params(inputs)
+        live = core.params_buffer.view(info.params_dtype)
+        for field in kept:
+            live[0][field] = record[field]
+
+    core.exclusive(apply)
+
+
+class ParamAttribute:
+    """A Gymnasium attribute over one C params field of a single env."""
+
+    def __init__(self, name: str, class_default: Any = None,
+                 check: Callable[[Any, Any], None] | None = None) -> None:
+        self.name = name
+        self.class_default = class_default
+        self.check = check
+        self.__doc__ = f"Gymnasium's ``{name}`` (live: writing it changes the next steps)."
+
+    def __get__(self, env: Any, owner: type | None = None) -> Any:
+        if env is None:
+            return self if self.class_default is None else self.class_default
+        faces = env.__dict__.get("_attr_faces", {})
+        if self.name in faces:
+            return faces[self.name]
+        if self.class_default is not None:
+            return self.class_default
+        raise AttributeError(self.name)
+
+    def __set__(self, env: Any, value: Any) -> None:
+        if not env.__dict__.get("_attr_live"):
+            # In __init__: Gymnasium's defaults, which the C params already hold.
+            env.__dict__.setdefault("_attr_faces", {})[self.name] = value
+            return
+        kind = env.kind
+        field = GYM_PARAMS[kind][self.name]
+        if self.name in SWITCHES:
+            c_value = float(SWITCHES[self.name](value))
+        else:
+            c_value = number(kind, self.name, value)
+        if self.check is not None:
+            self.check(self.name, c_value)
+        write_params(env, {field: c_value})
+        env.__dict__.setdefault("_attr_faces", {})[self.name] = value
+
+
+def install(cls: type, checks: dict[str, Callable[[Any, Any], None]] | None = None) -> type:
+    """Makes every Gymnasium attribute of cls.kind a ParamAttribute of cls
+    (a class-level value there, as Acrobot's constants, becomes its default)."""
+    checks = checks or {}
+    for name in GYM_PARAMS[cls.kind]:
+        default = cls.__dict__.get(name)
+        if isinstance(default, property):
+            default = None
+        setattr(cls, name, ParamAttribute(name, default, checks.get(name)))
+    return cls
+
+
+def faces(env: Any) -> dict[str, Any]:
+    """The attribute values written on env (for pickling and copies)."""
+    return dict(env.__dict__.get("_attr_faces", {}))
+
+
+# ------------------------------------------------------------------ state
+
+def state_array(kind: str, value: Any, length: int,
+                float32_ok: bool) -> tuple[np.ndarray, bool]:
+    """A written ``state`` as (float64 values, was float32), or TypeError /
+    ValueError for a value Gymnasium's step would compute with differently."""
+    arr = np.asarray(value)
+    if arr.dtype.kind not in "fiu" or arr.shape != (length,):
+        raise ValueError(
+            f"{kind} state must be {length} real numbers (an array of shape ({length},)), "
+            f"got {value!r}")
+    is32 = arr.dtype == np.float32
+    if arr.dtype.kind == "f" and arr.dtype != np.float64 and not (is32 and float32_ok):
+        raise TypeError(
+            f"{kind} state of dtype {arr.dtype}: Gymnasium's next step would compute in "
+            "that precision, which ccgym does not model; assign float64 values")
+    if arr.dtype.kind in "iu" and np.any(np.abs(arr.astype(np.float64)) > _MAX_EXACT_INT):
+        raise ValueError(f"{kind} state: integers beyond 2**53 are not exact as floats")
+    return arr.astype(np.float64), bool(is32)

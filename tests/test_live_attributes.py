@@ -1,0 +1,575 @@
+"""Gymnasium's public env attributes are live on ccgym's single envs.
+
+Every check runs the installed Gymnasium class beside ccgym's: write the same
+value into both, step both with the same seed and actions, and compare
+observations and rewards bit for bit, flags exactly, and the attributes
+(value and type) after every call. Covers the physical constants and
+thresholds, ``state`` (reads, writes, types after reset and after a step),
+``steps_beyond_terminated``, ``last_u``, ``np_random`` (a real Generator over
+the env's stream: draws interleaved with resets, assignment, wrappers that
+draw from it) and ``close()`` (the env stays usable).
+"""
+
+from __future__ import annotations
+
+import copy
+import pickle
+import struct
+import warnings
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from gymnasium.envs import classic_control as gcc
+
+import ccgym
+import ccgym.envs as ce
+
+KINDS = ["CartPole", "MountainCar", "MountainCarContinuous", "Pendulum", "Acrobot"]
+GYM = {"CartPole": gcc.CartPoleEnv, "MountainCar": gcc.MountainCarEnv,
+       "MountainCarContinuous": gcc.Continuous_MountainCarEnv, "Pendulum": gcc.PendulumEnv,
+       "Acrobot": gcc.AcrobotEnv}
+OURS = {"CartPole": ce.CartPoleEnv, "MountainCar": ce.MountainCarEnv,
+        "MountainCarContinuous": ce.Continuous_MountainCarEnv, "Pendulum": ce.PendulumEnv,
+        "Acrobot": ce.AcrobotEnv}
+
+# A value for every live attribute that changes the dynamics within a short run.
+WRITES = {
+    "CartPole": {"gravity": 20.0, "masscart": 2.0, "masspole": 0.5, "total_mass": 3.0,
+                 "length": 1.0, "polemass_length": 0.3, "force_mag": 5, "tau": 0.01,
+                 "kinematics_integrator": "semi-implicit euler",
+                 "theta_threshold_radians": 0.5, "x_threshold": 1.0,
+                 "_sutton_barto_reward": True},
+    "MountainCar": {"force": 0.002, "gravity": 0.003, "goal_position": -0.3,
+                    "min_position": -0.8, "max_position": 0.5, "max_speed": 0.01,
+                    "goal_velocity": 0.001},
+    "MountainCarContinuous": {"power": 0.004, "goal_position": -0.3, "min_position": -0.7,
+                              "max_position": 0.5, "max_speed": 0.01, "goal_velocity": 0.001},
+    "Pendulum": {"g": 5.0, "m": 2.0, "l": 0.5, "dt": 0.1, "max_speed": 4, "max_torque": 1.0},
+    "Acrobot": {"dt": 0.1, "LINK_LENGTH_1": 1.5, "LINK_LENGTH_2": 0.5, "LINK_MASS_1": 2.0,
+                "LINK_MASS_2": 0.5, "LINK_COM_POS_1": 0.3, "LINK_COM_POS_2": 0.7,
+                "LINK_MOI": 2.0, "MAX_VEL_1": 2.0, "MAX_VEL_2": 3.0,
+                "torque_noise_max": 0.3, "book_or_nips": "nips"},
+}
+WRITE_CASES = [(k, a) for k in KINDS for a in WRITES[k]]
+
+
+def bits(x: Any) -> int:
+    return struct.unpack("<Q", struct.pack("<d", float(x)))[0]
+
+
+def same_value(a: Any, b: Any) -> bool:
+    """Same type (dtype), same bits."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, np.ndarray):
+        return a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes()
+    if isinstance(a, tuple):
+        return len(a) == len(b) and all(same_value(x, y) for x, y in zip(a, b))
+    if isinstance(a, (float, np.floating)):
+        return bits(a) == bits(b)
+    return a == b
+
+
+def actions(kind: str, n: int, seed: int) -> list[Any]:
+    rng = np.random.default_rng(seed)
+    if kind in ("MountainCarContinuous", "Pendulum"):
+        hi = 1.0 if kind == "MountainCarContinuous" else 2.0
+        return [rng.uniform(-1.5 * hi, 1.5 * hi, size=(1,)).astype(np.float32) for _ in range(n)]
+    n_actions = {"CartPole": 2, "MountainCar": 3, "Acrobot": 3}[kind]
+    return [int(a) for a in rng.integers(0, n_actions, size=n)]
+
+
+def compare_attrs(ref: gym.Env, ours: gym.Env, names: Any, where: str) -> None:
+    for name in names:
+        r, o = getattr(ref, name), getattr(ours, name)
+        assert same_value(r, o), f"{where}: {name} is {o!r}, Gymnasium's {r!r}"
+
+
+def run(ref: gym.Env, ours: gym.Env, kind: str, n: int, seed: int, watch: Any = ()) -> None:
+    """Steps both n times with the same actions, resetting (unseeded) when
+    either terminates; compares outputs, ``state`` and ``watch`` attributes."""
+    for t, a in enumerate(actions(kind, n, seed)):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            r = ref.step(a)
+            o = ours.step(a)
+        where = f"{kind} step {t}"
+        assert r[0].dtype == o[0].dtype == np.float32
+        assert r[0].tobytes() == o[0].tobytes(), f"{where}: obs {o[0]} vs {r[0]}"
+        assert bits(r[1]) == bits(o[1]), f"{where}: reward {o[1]!r} vs {r[1]!r}"
+        assert r[2] == o[2] and r[3] == o[3], where
+        assert same_value(ref.state, ours.state), f"{where}: state {ours.state!r} vs {ref.state!r}"
+        compare_attrs(ref, ours, watch, where)
+        if r[2]:
+            ro, _ = ref.reset()
+            oo, _ = ours.reset()
+            assert ro.tobytes() == oo.tobytes(), f"{where}: reset"
+            assert same_value(ref.state, ours.state), f"{where}: state after reset"
+
+
+def make_pair(kind: str) -> tuple[gym.Env, gym.Env]:
+    return GYM[kind](), OURS[kind]()
+
+
+# ------------------------------------------------------------ attributes
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_public_attributes_exist_and_read_as_gymnasium(kind):
+    ref, ours = make_pair(kind)
+    for phase in ("constructed", "reset", "stepped"):
+        if phase == "reset":
+            ref.reset(seed=3)
+            ours.reset(seed=3)
+        elif phase == "stepped":
+            a = actions(kind, 1, 0)[0]
+            ref.step(a)
+            ours.step(a)
+        for name in dir(ref):
+            if name.startswith("__") or name in ("_dsdt", "_get_ob", "_get_obs", "_terminal"):
+                continue  # private helpers of Gymnasium's Python step
+            assert hasattr(ours, name), f"{kind} ({phase}) has no {name}"
+            r, o = getattr(ref, name), getattr(ours, name)
+            if callable(r) or name in ("np_random", "_np_random", "unwrapped", "np_random_seed",
+                                         "_np_random_seed"):
+                continue
+            if isinstance(r, gym.spaces.Space):
+                assert r == o, f"{kind}.{name}"
+                continue
+            assert same_value(r, o), f"{kind} ({phase}).{name} is {o!r}, Gymnasium's {r!r}"
+
+
+@pytest.mark.parametrize(("kind", "name"), WRITE_CASES, ids=[f"{k}.{a}" for k, a in WRITE_CASES])
+@pytest.mark.parametrize("when", ["before_reset", "after_reset"])
+def test_attribute_write_changes_dynamics_as_in_gymnasium(kind, name, when):
+    ref, ours = make_pair(kind)
+    value = WRITES[kind][name]
+    if when == "before_reset":
+        setattr(ref, name, value)
+        setattr(ours, name, value)
+    ref.reset(seed=11)
+    ours.reset(seed=11)
+    if when == "after_reset":
+        setattr(ref, name, value)
+        setattr(ours, name, value)
+    compare_attrs(ref, ours, [name], "after the write")
+    run(ref, ours, kind, 150, seed=5, watch=[name])
+
+
+def test_derived_constants_keep_gymnasium_timing():
+    """CartPole computes total_mass in __init__ (a later masspole write does not
+    change it); Pendulum and Acrobot compute theirs in every step."""
+    ref, ours = make_pair("CartPole")
+    for env in (ref, ours):
+        env.reset(seed=0)
+        env.masspole = 1.0
+        env.masscart = 3.0
+        env.length = 0.25
+    assert ours.total_mass == ref.total_mass == 1.1
+    run(ref, ours, "CartPole", 100, seed=1, watch=["total_mass", "polemass_length"])
+    for kind, changes in (("Pendulum", {"g": 7.5, "l": 1.5, "m": 0.75}),
+                          ("Acrobot", {"LINK_MASS_2": 3.0, "LINK_COM_POS_2": 0.2})):
+        ref, ours = make_pair(kind)
+        for env in (ref, ours):
+            env.reset(seed=2)
+            for k, v in changes.items():
+                setattr(env, k, v)
+        run(ref, ours, kind, 100, seed=3)
+
+
+def test_acrobot_class_constants():
+    assert ce.AcrobotEnv.LINK_MASS_1 == gcc.AcrobotEnv.LINK_MASS_1 == 1.0
+    assert ce.AcrobotEnv.MAX_VEL_2 == gcc.AcrobotEnv.MAX_VEL_2
+    assert ce.AcrobotEnv.book_or_nips == "book"
+    env = ce.AcrobotEnv()
+    env.LINK_MASS_1 = 2.0
+    assert ce.AcrobotEnv().LINK_MASS_1 == 1.0  # an instance's write stays its own
+    assert env.AVAIL_TORQUE == gcc.AcrobotEnv.AVAIL_TORQUE
+    with pytest.raises(AttributeError, match="AVAIL_TORQUE"):
+        env.AVAIL_TORQUE = [-2.0, 0.0, 2.0]
+
+
+def test_numpy_scalars_where_gymnasium_computes_the_same():
+    ref, ours = make_pair("CartPole")
+    for env in (ref, ours):
+        env.reset(seed=4)
+        env.gravity = np.float64(15.5)
+        env.force_mag = np.int64(7)
+    compare_attrs(ref, ours, ["gravity", "force_mag"], "numpy scalars")
+    run(ref, ours, "CartPole", 100, seed=4)
+    ref, ours = make_pair("Pendulum")
+    for env in (ref, ours):
+        env.reset(seed=4)
+        env.g = np.float64(3.25)
+    run(ref, ours, "Pendulum", 60, seed=4)
+
+
+@pytest.mark.parametrize(("kind", "name", "value"), [
+    ("CartPole", "gravity", np.float32(20.0)),     # float32 arithmetic in Gymnasium
+    ("Pendulum", "max_torque", np.float64(1.0)),   # np.clip then returns float64
+    ("MountainCarContinuous", "power", np.float64(0.002)),
+    ("Acrobot", "LINK_MASS_1", np.array(2.0)),
+    ("MountainCar", "force", "0.002"),
+    ("CartPole", "tau", True),
+    ("CartPole", "gravity", 2 ** 60),
+])
+def test_writes_gymnasium_would_compute_differently_are_refused(kind, name, value):
+    env = OURS[kind]()
+    env.reset(seed=0)
+    before = env.batch.params_buffer.copy()
+    old = getattr(env, name)
+    with pytest.raises((TypeError, ValueError), match=name):
+        setattr(env, name, value)
+    assert getattr(env, name) == old
+    assert np.array_equal(env.batch.params_buffer, before)
+
+
+def test_bad_torque_noise_is_refused():
+    env = ce.AcrobotEnv()
+    for bad in (-0.1, float("inf"), 1e308):
+        with pytest.raises(ValueError, match="torque_noise_max"):
+            env.torque_noise_max = bad
+    assert env.torque_noise_max == 0.0
+
+
+def test_written_attributes_survive_copies_and_pickles():
+    ref, ours = make_pair("Pendulum")
+    for env in (ref, ours):
+        env.reset(seed=8)
+        env.g = 4.0
+        env.max_torque = 1.0
+    for dup in (copy.deepcopy(ours), pickle.loads(pickle.dumps(ours))):
+        assert dup.g == 4.0 and dup.max_torque == 1.0
+        r = copy.deepcopy(ref)
+        run(r, dup, "Pendulum", 40, seed=9)
+
+
+# ------------------------------------------------------------------ state
+
+STATES = {
+    "CartPole": [np.array([0.1, -0.2, 0.05, 0.3]), [0.0, 1.0, -0.1, 0.5], (1, 0, 0, 0)],
+    "MountainCar": [np.array([-0.5, 0.01]), [0.45, 0.06], (-1, 0)],
+    "MountainCarContinuous": [np.array([-0.5, 0.01]), np.array([0.4, 0.05], np.float32)],
+    "Pendulum": [np.array([3.0, -1.0]), np.array([0.5, 7.9]), np.array([2, 0])],
+    "Acrobot": [np.array([0.5, -0.5, 1.0, -2.0]), np.array([3.0, 3.1, 12.0, 28.0], np.float32),
+                [0.1, 0.2, 0.3, 0.4]],
+}
+STATE_CASES = [(k, i) for k in KINDS for i in range(len(STATES[k]))]
+
+
+@pytest.mark.parametrize(("kind", "i"), STATE_CASES, ids=[f"{k}-{i}" for k, i in STATE_CASES])
+def test_state_write_then_steps_as_gymnasium(kind, i):
+    ref, ours = make_pair(kind)
+    ref.reset(seed=21)
+    ours.reset(seed=21)
+    value = STATES[kind][i]
+    ref.state = value
+    ours.state = copy.deepcopy(value)
+    assert same_value(ref.state, ours.state) or ours.state == ref.state
+    run(ref, ours, kind, 120, seed=22)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_state_types_after_reset_and_step_and_round_trip(kind):
+    ref, ours = make_pair(kind)
+    if kind in ("CartPole", "Acrobot"):
+        assert ours.state is None and ref.state is None
+    else:  # Gymnasium's __init__ sets no state there
+        assert not hasattr(ref, "state") and not hasattr(ours, "state")
+    if kind == "Pendulum":
+        assert not hasattr(ref, "last_u") and not hasattr(ours, "last_u")
+    for seed in (0, 1):
+        ref.reset(seed=seed)
+        ours.reset(seed=seed)
+        assert same_value(ref.state, ours.state)
+        run(ref, ours, kind, 3, seed=seed)
+    s = ours.state
+    ours.state = s  # round trip: the same object reads back, then steps on
+    assert ours.state is s
+    ref.state = copy.deepcopy(ref.state)
+    run(ref, ours, kind, 20, seed=7)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_state_write_before_any_reset(kind):
+    """Gymnasium's raw envs step from an assigned state without a reset."""
+    ref, ours = make_pair(kind)
+    ref.np_random = np.random.default_rng(1)  # the unseeded resets' stream
+    ours.np_random = np.random.default_rng(1)
+    value = np.array(STATES[kind][0])
+    ref.state = value.copy()
+    ours.state = value.copy()
+    run(ref, ours, kind, 30, seed=1)
+    ours.state = None
+    assert ours.state is None if kind in ("CartPole", "Acrobot") else not hasattr(ours, "state")
+    with pytest.raises(gym.error.ResetNeeded):
+        ours.step(actions(kind, 1, 0)[0])
+
+
+@pytest.mark.parametrize(("kind", "value"), [
+    ("CartPole", np.zeros(4, np.float32)),      # Gymnasium would step in float32
+    ("Pendulum", np.zeros(2, np.float16)),
+    ("MountainCar", np.zeros(2, np.float32)),
+    ("MountainCarContinuous", [0.0, 0.0]),      # a list mixes precisions there
+    ("Pendulum", [0.0, 0.0]),                   # Python floats: a float32 cost there
+    ("CartPole", np.zeros(3)),
+    ("Acrobot", np.array(["a", "b", "c", "d"])),
+    ("CartPole", np.zeros(4, complex)),
+])
+def test_state_writes_refused(kind, value):
+    env = OURS[kind]()
+    env.reset(seed=0)
+    before = env.batch.state_buffer.copy()
+    old = env.state
+    with pytest.raises((TypeError, ValueError), match="state"):
+        env.state = value
+    assert np.array_equal(env.batch.state_buffer, before)
+    assert same_value(env.state, old)
+
+
+def test_steps_beyond_terminated():
+    ref, ours = make_pair("CartPole")
+    assert ours.steps_beyond_terminated is None is ref.steps_beyond_terminated
+    for env in (ref, ours):
+        env.reset(seed=0)
+    watch = ["steps_beyond_terminated"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for _ in range(40):  # always push right: falls, then steps on past the fall
+            r, o = ref.step(1), ours.step(1)
+            assert bits(r[1]) == bits(o[1]) and r[2] == o[2]
+            compare_attrs(ref, ours, watch, "pushing")
+        assert ref.steps_beyond_terminated > 5
+        for value in (None, 0, 3):
+            for env in (ref, ours):
+                env.steps_beyond_terminated = value
+            for _ in range(3):
+                r, o = ref.step(0), ours.step(0)
+                assert bits(r[1]) == bits(o[1]) and r[2] == o[2]
+                compare_attrs(ref, ours, watch, f"after writing {value}")
+    for bad in (-1, 1.5, "2"):
+        with pytest.raises((TypeError, ValueError), match="steps_beyond_terminated"):
+            ours.steps_beyond_terminated = bad
+
+
+def test_pendulum_last_u():
+    ref, ours = make_pair("Pendulum")
+    for env in (ref, ours):
+        env.reset(seed=0)
+    compare_attrs(ref, ours, ["last_u"], "reset")
+    run(ref, ours, "Pendulum", 10, seed=0, watch=["last_u"])
+    for env in (ref, ours):
+        env.last_u = 0.5
+    compare_attrs(ref, ours, ["last_u"], "written")
+    run(ref, ours, "Pendulum", 3, seed=1, watch=["last_u"])
+
+
+def test_mountain_car_state_types_and_keys():
+    ref, ours = make_pair("MountainCar")
+    for env in (ref, ours):
+        env.reset(seed=0)
+    assert isinstance(ours.state, np.ndarray) and ours.state.dtype == np.float64
+    # Push left into the wall: the state becomes (min_position, 0) with an int 0.
+    for _ in range(200):
+        r, o = ref.step(0), ours.step(0)
+        assert r[0].tobytes() == o[0].tobytes()
+        assert same_value(ref.state, ours.state), (ours.state, ref.state)
+    assert ours.get_keys_to_action() == ref.get_keys_to_action()
+
+
+# -------------------------------------------------------------- np_random
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_np_random_draws_advance_the_stream_the_next_reset_continues(kind):
+    ref, ours = make_pair(kind)
+    ref.reset(seed=5)
+    ours.reset(seed=5)
+    gen = ours.np_random
+    assert isinstance(gen, np.random.Generator) and ours.np_random is gen
+    rng = np.random.default_rng(0)
+    for i in range(12):
+        how = i % 4
+        if how == 0:
+            r, o = ref.np_random.random(3), ours.np_random.random(3)
+        elif how == 1:
+            r, o = ref.np_random.integers(0, 7, size=5), ours.np_random.integers(0, 7, size=5)
+        elif how == 2:  # 32-bit draws: numpy's PCG64 buffers half of a 64-bit draw
+            r = ref.np_random.integers(0, 2**31, dtype=np.int32, size=3)
+            o = ours.np_random.integers(0, 2**31, dtype=np.int32, size=3)
+        else:
+            r, o = ref.np_random.normal(size=2), ours.np_random.normal(size=2)
+        assert same_value(r, o)
+        assert ours.np_random.bit_generator.state == ref.np_random.bit_generator.state
+        if rng.random() < 0.6:
+            ro, _ = ref.reset()
+            oo, _ = ours.reset()
+            assert ro.tobytes() == oo.tobytes()
+        run(ref, ours, kind, 3, seed=i)
+    assert ours.np_random_seed == ref.np_random_seed == 5
+
+
+def test_np_random_after_reseed_is_a_new_stream():
+    ref, ours = make_pair("CartPole")
+    ref.reset(seed=1)
+    ours.reset(seed=1)
+    old_ref, old_ours = ref.np_random, ours.np_random
+    ref.reset(seed=2)
+    ours.reset(seed=2)
+    assert ours.np_random is not old_ours
+    # The old Generator goes on with the old stream, detached from the env.
+    assert same_value(old_ref.random(4), old_ours.random(4))
+    assert ours.np_random.bit_generator.state == ref.np_random.bit_generator.state
+    ro, _ = ref.reset()
+    oo, _ = ours.reset()
+    assert ro.tobytes() == oo.tobytes()
+    # Copies are snapshots (plain PCG64 at the current state).
+    snap = copy.deepcopy(ours.np_random)
+    assert isinstance(snap.bit_generator, np.random.PCG64)
+    assert same_value(snap.random(2), ours.np_random.random(2))
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_assigned_generator_is_the_env_stream(kind):
+    ref, ours = make_pair(kind)
+    if kind == "Acrobot":
+        ref.torque_noise_max = ours.torque_noise_max = 0.2  # steps draw too
+    ref.reset(seed=0)
+    ours.reset(seed=0)
+    g_ref, g_ours = np.random.default_rng(3), np.random.default_rng(3)
+    ref.np_random = g_ref
+    ours.np_random = g_ours
+    assert ours.np_random is g_ours
+    assert ours.np_random_seed == ref.np_random_seed == -1
+    for i in range(6):
+        ro, _ = ref.reset()
+        oo, _ = ours.reset()
+        assert ro.tobytes() == oo.tobytes()
+        run(ref, ours, kind, 10, seed=i)
+        # The user's own draws advance the env's stream too (the same object).
+        assert same_value(g_ref.random(2), g_ours.random(2))
+        assert g_ours.bit_generator.state == g_ref.bit_generator.state
+    ref.reset(seed=9)
+    ours.reset(seed=9)
+    assert ours.np_random is not g_ours and ours.np_random_seed == 9
+    run(ref, ours, kind, 10, seed=99)
+
+
+def test_assigning_another_env_generator():
+    ref, ours = make_pair("MountainCar")
+    other = ce.MountainCarEnv()
+    other.reset(seed=4)
+    ref.np_random = copy.deepcopy(other.np_random)
+    ours.np_random = other.np_random
+    ro, _ = ref.reset()
+    oo, _ = ours.reset()
+    assert ro.tobytes() == oo.tobytes()
+
+
+@pytest.mark.parametrize("kind", ["CartPole", "Acrobot", "MountainCar"])
+def test_sticky_action_wrapper_parity(kind):
+    """gymnasium.wrappers.StickyAction draws from the env's np_random."""
+    ref = gym.wrappers.StickyAction(GYM[kind](), repeat_action_probability=0.3)
+    ours = gym.wrappers.StickyAction(OURS[kind](), repeat_action_probability=0.3)
+    ro, _ = ref.reset(seed=13)
+    oo, _ = ours.reset(seed=13)
+    assert ro.tobytes() == oo.tobytes()
+    for t, a in enumerate(actions(kind, 300, 13)):
+        r, o = ref.step(a), ours.step(a)
+        assert r[0].tobytes() == o[0].tobytes(), f"step {t}"
+        assert bits(r[1]) == bits(o[1]) and r[2] == o[2]
+        if r[2]:
+            ro, _ = ref.reset()
+            oo, _ = ours.reset()
+            assert ro.tobytes() == oo.tobytes()
+
+
+# ----------------------------------------------------------------- close
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("wrapped", [False, True], ids=["raw", "make"])
+def test_close_leaves_the_env_usable(kind, wrapped):
+    env_id = {"CartPole": "CartPole-v1", "MountainCar": "MountainCar-v0",
+              "MountainCarContinuous": "MountainCarContinuous-v0", "Pendulum": "Pendulum-v1",
+              "Acrobot": "Acrobot-v1"}[kind]
+    if wrapped:
+        ref, ours = gym.make(env_id), gym.make(f"ccgym/{env_id}")
+    else:
+        ref, ours = make_pair(kind)
+    ref.reset(seed=6)
+    ours.reset(seed=6)
+    ref.close()
+    ours.close()
+    ours.close()
+    assert ours.unwrapped.isopen is True  # no window was opened
+    run(ref.unwrapped, ours.unwrapped, kind, 20, seed=6)
+    ro, _ = ref.reset(seed=7)
+    oo, _ = ours.reset(seed=7)
+    assert ro.tobytes() == oo.tobytes()
+    a = actions(kind, 1, 0)[0]
+    assert ref.step(a)[0].tobytes() == ours.step(a)[0].tobytes()
+
+
+def test_close_after_rendering_then_render_again():
+    pytest.importorskip("PIL", reason="not needed, but rgb_array frames come from the C renderer")
+    env = ce.CartPoleEnv(render_mode="rgb_array")
+    env.reset(seed=0)
+    frame = env.render()
+    env.close()
+    env.step(0)
+    env.reset(seed=0)
+    assert np.array_equal(env.render(), frame)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_attribute_values_are_the_c_params(kind):
+    """What an attribute reads is what the kernel uses: on a fresh env and
+    after writes (ccgym._attributes maps each to its C params field)."""
+    from ccgym import _attributes, _core
+
+    env = OURS[kind]()
+    info = _core.env_info(kind)
+
+    def check():
+        record = env.batch.params_buffer.view(info.params_dtype)[0]
+        for name, field in _attributes.GYM_PARAMS[kind].items():
+            value = getattr(env, name)
+            if name in _attributes.SWITCHES:
+                value = _attributes.SWITCHES[name](value)
+            assert float(record[field]) == float(value), (name, record[field], value)
+
+    check()
+    for name, value in WRITES[kind].items():
+        setattr(env, name, value)
+        check()
+
+
+def test_copies_keep_the_np_random_stream_and_its_32_bit_buffer():
+    ref, ours = make_pair("Acrobot")
+    for env in (ref, ours):
+        env.torque_noise_max = 0.1
+        env.reset(seed=31)
+        env.np_random.integers(0, 10, dtype=np.int32)  # leaves half a draw buffered
+    for dup_ref, dup in ((copy.deepcopy(ref), copy.deepcopy(ours)),
+                         (copy.deepcopy(ref), pickle.loads(pickle.dumps(ours)))):
+        assert dup.np_random.bit_generator.state == dup_ref.np_random.bit_generator.state
+        assert same_value(dup_ref.np_random.integers(0, 2**31, size=3, dtype=np.int32),
+                          dup.np_random.integers(0, 2**31, size=3, dtype=np.int32))
+        run(dup_ref, dup, "Acrobot", 20, seed=2)
+    snap = ours.get_state()
+    with pytest.raises(ValueError, match="np_random_uint32"):
+        ours.set_state({**snap, "np_random_uint32": (2, 0)})
+
+
+def test_stream_bit_generator_without_init_is_safe():
+    from ccgym import _core
+
+    bg = _core.StreamBitGenerator.__new__(_core.StreamBitGenerator)
+    assert bg.state["state"] == {"state": 0, "inc": 0} and not bg.attached
+    with pytest.raises(TypeError):
+        _core.StreamBitGenerator(object(), 0)
+    env = ce.CartPoleEnv()
+    with pytest.raises(IndexError):
+        _core.StreamBitGenerator(env.batch, 1)
+    with pytest.raises(ValueError, match="PCG64"):
+        env.np_random.bit_generator.state = np.random.MT19937(0).state
