@@ -92,12 +92,13 @@ def assert_same_runs(a, b):
         assert x.tobytes() == y.tobytes(), f"{key} differs"
 
 
-@pytest.mark.parametrize("env_id", [i for i in ENV_IDS if i != "MountainCarContinuous-v0"])
+@pytest.mark.parametrize("env_id", ["CartPole-v1", "MountainCar-v0", "Pendulum-v1"])
 def test_collector_random_steps_equal_dummy(env_id):
     """n_step collection with the seeded per-env action spaces (random=True),
-    long enough for episodes to end (Acrobot truncates at 500 steps;
-    MountainCarContinuous, 999, is in the n_episode test)."""
-    plan = [("n_step", 2200 if env_id == "Acrobot-v1" else 800), ("n_step", 400)]
+    long enough for episodes to end (the ids with long episodes, Acrobot and
+    MountainCarContinuous, are in the n_episode test: Tianshou's collector is
+    slow on this machine, about 5 minutes for 2600 Acrobot steps a side)."""
+    plan = [("n_step", 800), ("n_step", 400)]
     a = collect(ours(env_id), "random", 11, plan)
     b = collect(stock(env_id), "random", 11, plan)
     assert b[0][0][1] + b[0][1][1] > 0, "no episode ended: the resets are untested"

@@ -71,7 +71,7 @@ def test_launcher_argv_defaults():
         ccgym.zoo._zoo_argv(["--algo", "tqc", "--env", "Pendulum-v1"])
 
 
-def _train(cmd, log_folder, steps=512, seed=3):
+def _train(cmd, log_folder, steps=256, seed=3):  # 256 = one rollout (8 x 32) and its update
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
     proc = subprocess.run(
         [sys.executable, "-m", *cmd, "--algo", "ppo", "-n", str(steps), "--seed", str(seed),
