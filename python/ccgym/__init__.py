@@ -15,8 +15,6 @@ single-env entry point (:mod:`ccgym.envs`) and a native vector entry point
 
 from __future__ import annotations
 
-import functools
-
 import gymnasium as gym
 
 from ccgym import envs
@@ -43,13 +41,17 @@ ENV_SPECS = {
 ENV_IDS = tuple(ENV_SPECS)
 
 
-def _vector_entry_point(env_id: str, **kwargs):
-    from ccgym.vector import VectorEnv
-
-    return VectorEnv(env_id, **kwargs)
+def vector_class_name(env_id: str) -> str:
+    """The name in :mod:`ccgym.vector` of the vector env class of a ccgym id
+    ("CartPole-v1" -> "CartPole_v1"): the registered vector entry point is
+    ``"ccgym.vector:<name>"``, a string, so specs compare equal after a
+    copy and ``spec.to_json()`` works, as for Gymnasium's own ids."""
+    return env_id.replace("-", "_")
 
 
 def _register() -> None:
+    """Registers every id of ENV_SPECS as ``ccgym/<id>`` (skipping ids already
+    registered): the one place ccgym touches Gymnasium's registry."""
     for env_id, (cls, max_steps, threshold) in ENV_SPECS.items():
         full_id = f"ccgym/{env_id}"
         if full_id in gym.registry:
@@ -57,7 +59,7 @@ def _register() -> None:
         gym.register(
             id=full_id,
             entry_point=f"ccgym.envs:{cls}",
-            vector_entry_point=functools.partial(_vector_entry_point, env_id),
+            vector_entry_point=f"ccgym.vector:{vector_class_name(env_id)}",
             max_episode_steps=max_steps,
             reward_threshold=threshold,
         )
