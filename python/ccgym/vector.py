@@ -280,6 +280,18 @@ class VectorEnv(gym.vector.VectorEnv):
             raise AttributeError(f"cannot set 'state' of a {self.env_id} vector env")
         self._core.exclusive(self._set_state_matrix, value)
 
+    @property
+    def prev_done(self) -> np.ndarray:
+        """CartPole only, as ``CartPoleVectorEnv.prev_done``: which instances
+        ended on the last step and are reset by the next (NEXT_STEP mode), a
+        bool array (read-only: a new one on each read)."""
+        if self._kind != "CartPole":
+            raise AttributeError(f"{type(self).__name__!r} of {self.env_id} has no attribute "
+                                 "'prev_done'")
+        done = np.array(self._core.pending_reset, dtype=np.bool_)
+        done.flags.writeable = False
+        return done
+
     def _state_matrix(self) -> np.ndarray:
         info = _core.env_info(self._kind)
         fields = self._core.state_view(info.state_dtype)
