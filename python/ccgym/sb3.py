@@ -420,6 +420,10 @@ class VecMonitor(_SB3VecMonitor):
         return obs, rewards, dones, infos
 
 
+# What Gymnasium's classic-control envs put in the info of a step: nothing.
+_SINGLE_ENV_INFO: dict[str, Any] = {}
+
+
 class _MonitoredVecMonitor(VecMonitor):
     """What :func:`make_vec_env` returns: :class:`VecMonitor` answering as
     SB3's ``make_vec_env`` result -- a ``DummyVecEnv`` of ``Monitor``-wrapped
@@ -429,7 +433,9 @@ class _MonitoredVecMonitor(VecMonitor):
     rewards in step order, as ``Monitor``'s ``sum`` of Python floats);
     ``env_is_wrapped(Monitor)`` is True; ``monitor_kwargs`` are
     ``Monitor``'s (``allow_early_resets``, ``info_keywords``,
-    ``override_existing``; ``reset_keywords`` must be empty)."""
+    ``override_existing``; ``reset_keywords`` must be empty). As with
+    ``Monitor``, ``info_keywords`` name keys of the single env's step info,
+    which is empty for these envs: the first episode end raises KeyError."""
 
     def __init__(self, venv: VecEnv, filename: str | None = None,
                  allow_early_resets: bool = True, reset_keywords: tuple[str, ...] = (),
@@ -480,7 +486,9 @@ class _MonitoredVecMonitor(VecMonitor):
                 info = infos[i]
                 episode_info = {"r": round(float(returns[i]), 6), "l": int(lengths[i]), "t": t}
                 for key in self.info_keywords:
-                    episode_info[key] = info[key]
+                    # Monitor reads the single env's step info, which is {} for
+                    # every classic-control env: KeyError, as in SB3.
+                    episode_info[key] = _SINGLE_ENV_INFO[key]
                 info["episode"] = episode_info
                 self.episode_count += 1
                 if self.results_writer:
