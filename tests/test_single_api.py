@@ -396,9 +396,7 @@ def test_other_render_modes_as_gymnasium(env_id, render_mode):
             raw(env_id, render_mode=render_mode)
         return
     env = raw(env_id, render_mode=render_mode)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)  # gym.make's, checked below
-        ref = gym.make(env_id, render_mode=render_mode).unwrapped
+    ref = type(gym.make(env_id).unwrapped)(render_mode=render_mode)  # Gymnasium's class
     assert env.render_mode == ref.render_mode == render_mode
     env.reset(seed=0)
     assert env.render() is None

@@ -67,10 +67,11 @@ class VectorEnv(gym.vector.VectorEnv):
             :class:`gymnasium.wrappers.vector.RecordEpisodeStatistics` adds
             them, computed in C; ``return_queue``, ``length_queue`` and
             ``time_queue`` hold the last ``stats_buffer_length`` episodes.
-        render_mode: None, or any string (as Gymnasium's
+        render_mode: None, or any string but ``"human"`` (as Gymnasium's
             ``CartPoleVectorEnv`` takes any): :meth:`render` returns the
             frames of all instances, drawn in C, whatever the mode
-            (``"rgb_array"``, ``"rgb_array_list"``, ...).
+            (``"rgb_array"``, ``"rgb_array_list"``, ...). For a window, wrap
+            an ``"rgb_array"`` env in ``gymnasium.wrappers.vector.HumanRendering``.
         **env_kwargs: the single env's keywords (``sutton_barto_reward``,
             ``goal_velocity``, ``g``, ``torque_noise_max``) and physical
             parameters, each a scalar or an array of ``num_envs`` values (one
@@ -132,6 +133,11 @@ class VectorEnv(gym.vector.VectorEnv):
                 f"got {autoreset_mode!r}"
             ) from None
         check_render_mode(render_mode, None)
+        if render_mode == "human":
+            # CartPoleVectorEnv takes "human" and shows nothing; refuse it clearly.
+            raise ValueError(
+                'render_mode="human" is not supported by ccgym\'s vector env: make it with '
+                'render_mode="rgb_array" and wrap it in gymnasium.wrappers.vector.HumanRendering')
         single_cls = env_class(self.env_id)
         kind = self._kind = single_cls.kind
         physics = {k: physics_value(k, v, int(num_envs))
