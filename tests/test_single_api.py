@@ -398,16 +398,25 @@ def ref_frame_shape(env_id: str) -> tuple[int, int, int]:
 
 @pytest.mark.parametrize("render_mode", ["ansi", "rgb_array_list", "", "RGB_ARRAY", 3])
 @pytest.mark.parametrize("env_id", ENV_IDS[1:])
-def test_invalid_render_mode(env_id, render_mode):
-    """ccgym raises where Gymnasium's classes only warn (gym.make warns first, then
-    the env raises; "rgb_array_list" is gym.make's own wrapper mode, so only the
-    bare class sees it)."""
-    with pytest.raises(ValueError, match=f"render_mode.*{render_mode!r}"):
-        raw(env_id, render_mode=render_mode)
+def test_other_render_modes_as_gymnasium(env_id, render_mode):
+    """Issue 16 item 3: a render_mode string outside metadata is taken as
+    Gymnasium's classes take it (stored; gym.make warns the same warning;
+    render() is None, the env checker refuses it on gym.make'd envs);
+    "rgb_array_list" is gym.make's own wrapper mode, so only the bare class
+    sees it. A non-string is refused with a TypeError (Gymnasium stores it)."""
+    if not isinstance(render_mode, str):
+        with pytest.raises(TypeError, match=f"render_mode.*{render_mode!r}"):
+            raw(env_id, render_mode=render_mode)
+        return
+    env = raw(env_id, render_mode=render_mode)
+    ref = type(gym.make(env_id).unwrapped)(render_mode=render_mode)  # Gymnasium's class
+    assert env.render_mode == ref.render_mode == render_mode
+    env.reset(seed=0)
+    assert env.render() is None
     if render_mode in ("ansi", ""):
         with pytest.warns(UserWarning, match="not in the possible render_modes"):
-            with pytest.raises(ValueError, match="render_mode"):
-                gym.make(f"ccgym/{env_id}", render_mode=render_mode)
+            made = gym.make(f"ccgym/{env_id}", render_mode=render_mode)
+        assert made.render_mode == render_mode
 
 
 # -------------------------------------------------------------- bad input

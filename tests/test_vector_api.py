@@ -743,7 +743,8 @@ CTOR_CASES = [
     ("max steps 2**64", {"max_episode_steps": 2**64}, OverflowError, "too large"),
     ("num_threads 2**64", {"num_threads": 2**64}, OverflowError, "too large"),
     ("num_envs 2**64", {"num_envs": 2**64}, OverflowError, "too large"),
-    ("render_mode", {"render_mode": "bogus"}, ValueError, "render_mode must be None or 'rgb_array'"),
+    # Any str is taken, as CartPoleVectorEnv takes it (issue 16 item 3); not other types.
+    ("render_mode", {"render_mode": 3}, TypeError, "render_mode must be None or a str"),
     ("unknown kwarg", {"foo": 1}, TypeError, "unexpected keyword argument 'foo'"),
     ("kwarg of another env", {"g": 9.8}, TypeError, "unexpected keyword argument 'g'"),
 ]

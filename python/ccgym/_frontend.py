@@ -87,8 +87,17 @@ def check_batch_args(env_id: Any, num_envs: Any, num_threads: Any,
     return short, num_envs, num_threads, int(max_episode_steps)
 
 
-def check_render_mode(render_mode: Any, modes: list[str] | tuple[str, ...]) -> None:
-    """ValueError unless ``render_mode`` is None or one of ``modes``."""
+def check_render_mode(render_mode: Any, modes: list[str] | tuple[str, ...] | None) -> None:
+    """ValueError unless ``render_mode`` is None or one of ``modes``. With
+    ``modes=None`` any string is taken, as Gymnasium's classic-control envs and
+    CartPoleVectorEnv take any render_mode (``gym.make`` warns about one not in
+    ``metadata["render_modes"]``; ``"rgb_array_list"`` reaches the env as
+    ``"rgb_array"`` under gym.make's RenderCollection); other types raise
+    TypeError."""
+    if modes is None:
+        if render_mode is not None and not isinstance(render_mode, str):
+            raise TypeError(f"render_mode must be None or a str, got {render_mode!r}")
+        return
     if render_mode is not None and render_mode not in modes:
         allowed = repr(modes[0]) if len(modes) == 1 else f"one of {list(modes)}"
         raise ValueError(f"render_mode must be None or {allowed}, got {render_mode!r}")

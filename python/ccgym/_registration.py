@@ -29,27 +29,12 @@ ENV_SPECS = {
 ENV_IDS = tuple(ENV_SPECS)
 
 
-def _vector_creator_name(env_id: str) -> str:
-    return "make_vec_" + env_id.replace("-", "_")
-
-
-def _vector_creator(env_id: str):
-    def creator(num_envs: int = 1, **kwargs):
-        from ccgym.vector import VectorEnv
-
-        return VectorEnv(env_id, num_envs=num_envs, **kwargs)
-
-    creator.__name__ = creator.__qualname__ = _vector_creator_name(env_id)
-    creator.__doc__ = f"gymnasium.make_vec's vector entry point of ccgym/{env_id}."
-    return creator
-
-
-# The string vector entry points "ccgym._registration:make_vec_<Id>", one a
-# module-level function per id (Gymnasium calls it with num_envs and the
-# spec's kwargs only, not the id).
-for _env_id in ENV_IDS:
-    globals()[_vector_creator_name(_env_id)] = _vector_creator(_env_id)
-del _env_id
+def vector_class_name(env_id: str) -> str:
+    """The name in :mod:`ccgym.vector` of the vector env class of a ccgym id
+    ("CartPole-v1" -> "CartPole_v1"): the registered vector entry point is
+    the string ``"ccgym.vector:<name>"``, so specs compare equal after a copy
+    and ``spec.to_json()`` works, as for Gymnasium's own ids."""
+    return env_id.replace("-", "_")
 
 
 def register() -> None:
@@ -63,7 +48,7 @@ def register() -> None:
         gym.register(
             id=full_id,
             entry_point=f"ccgym.envs:{cls}",
-            vector_entry_point=f"ccgym._registration:{_vector_creator_name(env_id)}",
+            vector_entry_point=f"ccgym.vector:{vector_class_name(env_id)}",
             max_episode_steps=max_steps,
             reward_threshold=threshold,
         )

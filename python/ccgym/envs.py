@@ -58,7 +58,7 @@ class _CoreEnv(gym.Env):
     metadata: ClassVar[dict[str, Any]]
 
     def __init__(self, render_mode: str | None = None, **params: Any) -> None:
-        check_render_mode(render_mode, self.metadata["render_modes"])
+        check_render_mode(render_mode, None)  # any str, as Gymnasium's envs
         self.render_mode = render_mode
         self._core = _core.Batch(self.kind, 1, params, 0, _core.AUTORESET_DISABLED, 1)
         self._core.reset_needed_error = gym.error.ResetNeeded
@@ -257,6 +257,8 @@ class _CoreEnv(gym.Env):
         frame = render_batch(self.kind, self._core)[0]
         if self.render_mode == "rgb_array":
             return frame
+        if self.render_mode != "human":  # another mode: Gymnasium's render returns None
+            return None
         viewer = self.__dict__.get("_viewer")
         if viewer is None:
             h, w = frame.shape[:2]

@@ -420,6 +420,82 @@ class VecMonitor(_SB3VecMonitor):
         return obs, rewards, dones, infos
 
 
+# What Gymnasium's classic-control envs put in the info of a step: nothing.
+_SINGLE_ENV_INFO: dict[str, Any] = {}
+
+
+class _MonitoredVecMonitor(VecMonitor):
+    """What :func:`make_vec_env` returns: :class:`VecMonitor` answering as
+    SB3's ``make_vec_env`` result -- a ``DummyVecEnv`` of ``Monitor``-wrapped
+    envs -- answers. Episode infos are ``Monitor``'s: ``{"r": round(return,
+    6), "l": length, "t": round(seconds since creation, 6)}`` as Python
+    ``float``/``int``/``float`` (the return is the float64 sum of the
+    rewards in step order, as ``Monitor``'s ``sum`` of Python floats);
+    ``env_is_wrapped(Monitor)`` is True; ``monitor_kwargs`` are
+    ``Monitor``'s (``allow_early_resets``, ``info_keywords``,
+    ``override_existing``; ``reset_keywords`` must be empty). As with
+    ``Monitor``, ``info_keywords`` name keys of the single env's step info,
+    which is empty for these envs: the first episode end raises KeyError."""
+
+    def __init__(self, venv: VecEnv, filename: str | None = None,
+                 allow_early_resets: bool = True, reset_keywords: tuple[str, ...] = (),
+                 info_keywords: tuple[str, ...] = (), override_existing: bool = True) -> None:
+        if reset_keywords:
+            raise ValueError(
+                f"ccgym.sb3.make_vec_env: monitor_kwargs reset_keywords={reset_keywords!r} is "
+                "not supported (SB3's DummyVecEnv passes Monitor.reset only seed and "
+                "options); leave it empty"
+            )
+        super().__init__(venv, filename=filename if override_existing else None,
+                         info_keywords=tuple(info_keywords))
+        if filename and not override_existing:
+            from stable_baselines3.common.monitor import ResultsWriter
+
+            self.results_writer = ResultsWriter(
+                filename, header={"t_start": self.t_start, "env_id": str(None)},
+                extra_keys=tuple(info_keywords), override_existing=False)
+        self.allow_early_resets = bool(allow_early_resets)
+        self._monitor_started = False
+
+    def reset(self) -> VecEnvObs:
+        if not self.allow_early_resets and self._monitor_started:
+            # Monitor's check: after the first reset every instance is inside
+            # an episode (same-step autoreset), so each Monitor would refuse.
+            raise RuntimeError(
+                "Tried to reset an environment before done. If you want to allow early resets, "
+                "wrap your env with Monitor(env, path, allow_early_resets=True)"
+            )
+        obs = super().reset()
+        self._monitor_started = True
+        return obs
+
+    def env_is_wrapped(self, wrapper_class: type[gym.Wrapper],
+                       indices: VecEnvIndices = None) -> list[bool]:
+        from stable_baselines3.common.monitor import Monitor
+
+        inner = self.venv.env_is_wrapped(wrapper_class, indices)
+        return [w or issubclass(Monitor, wrapper_class) for w in inner]
+
+    def step_wait(self) -> VecEnvStepReturn:
+        core = self._native_core
+        obs, rewards, dones, infos = self.venv.step_wait()
+        if dones.any():
+            t = round(time.time() - self.t_start, 6)
+            returns, lengths = core.final_return, core.final_length
+            for i in np.flatnonzero(dones).tolist():
+                info = infos[i]
+                episode_info = {"r": round(float(returns[i]), 6), "l": int(lengths[i]), "t": t}
+                for key in self.info_keywords:
+                    # Monitor reads the single env's step info, which is {} for
+                    # every classic-control env: KeyError, as in SB3.
+                    episode_info[key] = _SINGLE_ENV_INFO[key]
+                info["episode"] = episode_info
+                self.episode_count += 1
+                if self.results_writer:
+                    self.results_writer.write_row(episode_info)
+        return obs, rewards, dones, infos
+
+
 def make_vec_env(
     env_id: str,
     n_envs: int = 1,
@@ -454,13 +530,20 @@ def make_vec_env(
       ``vec_env_kwargs`` are :class:`VecEnv` keywords (``num_threads``,
       ``max_episode_steps``).
     - Monitoring is one :class:`VecMonitor` over the batch instead of a
-      ``Monitor`` per env (``monitor=False`` leaves it out); with
-      ``monitor_dir`` it writes one file, ``<monitor_dir>/<start_index>.monitor.csv``,
-      which SB3's ``load_results`` reads. ``monitor_kwargs`` go to
-      :class:`VecMonitor` (``info_keywords``).
-    - ``render_mode`` defaults to None rather than ``"rgb_array"``: pass
-      ``env_kwargs={"render_mode": "rgb_array"}`` for frames from
-      ``get_images``/``render``.
+      ``Monitor`` per env (``monitor=False`` leaves it out), but it answers
+      as the ``Monitor`` wrappers would: episode infos equal ``Monitor``'s in
+      value and type (``r`` a Python float rounded to 6 digits, ``l`` an
+      int, ``t`` a float), ``env_is_wrapped(Monitor)`` is True and
+      ``monitor_kwargs`` are ``Monitor``'s (``allow_early_resets``,
+      ``info_keywords``, ``override_existing``; ``reset_keywords`` must be
+      empty). With ``monitor_dir`` it writes one file,
+      ``<monitor_dir>/<start_index>.monitor.csv`` (SB3: one per env), which
+      SB3's ``load_results`` reads. The result is also
+      ``is_vecenv_wrapped(..., VecMonitor)``, where SB3's is not.
+
+    As SB3's, ``render_mode`` defaults to ``"rgb_array"`` (so
+    ``VecVideoRecorder`` works); ``env_kwargs={"render_mode": None}`` turns
+    it off.
     """
     if not isinstance(env_id, str):
         raise TypeError(
@@ -474,7 +557,9 @@ def make_vec_env(
         )
     if vec_env_cls not in (None, VecEnv):
         raise ValueError("ccgym.sb3.make_vec_env always builds a ccgym.sb3.VecEnv")
-    venv = VecEnv(env_id, n_envs, **(vec_env_kwargs or {}), **(env_kwargs or {}))
+    # As SB3's make_vec_env: render_mode "rgb_array" unless env_kwargs say otherwise.
+    env_kwargs = {"render_mode": "rgb_array", **(env_kwargs or {})}
+    venv = VecEnv(env_id, n_envs, **(vec_env_kwargs or {}), **env_kwargs)
     if seed is not None:
         venv.action_space.seed(seed + start_index)
     result: _SB3VecEnv = venv
@@ -483,7 +568,7 @@ def make_vec_env(
         if monitor_dir is not None:
             os.makedirs(monitor_dir, exist_ok=True)
             filename = os.path.join(monitor_dir, str(start_index))
-        result = VecMonitor(venv, filename=filename, **(monitor_kwargs or {}))
+        result = _MonitoredVecMonitor(venv, filename=filename, **(monitor_kwargs or {}))
     elif monitor_dir is not None:
         raise ValueError("monitor_dir needs monitor=True")
     venv.seed(seed)

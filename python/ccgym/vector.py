@@ -32,8 +32,9 @@ from ccgym._frontend import (
     warn_no_render_mode,
 )
 from ccgym._params import PARAMS, PHYSICS, physics_value
+from ccgym._registration import ENV_IDS, vector_class_name
 
-__all__ = ["VectorEnv"]
+__all__ = ["VectorEnv"]  # + one subclass per id, e.g. CartPole_v1 (see the end)
 
 _AUTORESET = {
     AutoresetMode.NEXT_STEP: _core.AUTORESET_NEXT_STEP,
@@ -67,8 +68,11 @@ class VectorEnv(gym.vector.VectorEnv):
             :class:`gymnasium.wrappers.vector.RecordEpisodeStatistics` adds
             them, computed in C; ``return_queue``, ``length_queue`` and
             ``time_queue`` hold the last ``stats_buffer_length`` episodes.
-        render_mode: None or ``"rgb_array"``: :meth:`render` returns the
-            frames of all instances, drawn in C.
+        render_mode: None, or any string but ``"human"`` (as Gymnasium's
+            ``CartPoleVectorEnv`` takes any): :meth:`render` returns the
+            frames of all instances, drawn in C, whatever the mode
+            (``"rgb_array"``, ``"rgb_array_list"``, ...). For a window, wrap
+            an ``"rgb_array"`` env in ``gymnasium.wrappers.vector.HumanRendering``.
         **env_kwargs: the single env's keywords (``sutton_barto_reward``,
             ``goal_velocity``, ``g``, ``torque_noise_max``) and physical
             parameters, each a scalar or an array of ``num_envs`` values (one
@@ -129,7 +133,12 @@ class VectorEnv(gym.vector.VectorEnv):
                 f"autoreset_mode must be one of {[m.value for m in AutoresetMode]}, "
                 f"got {autoreset_mode!r}"
             ) from None
-        check_render_mode(render_mode, ("rgb_array",))
+        check_render_mode(render_mode, None)
+        if render_mode == "human":
+            # CartPoleVectorEnv takes "human" and shows nothing; refuse it clearly.
+            raise ValueError(
+                'render_mode="human" is not supported by ccgym\'s vector env: make it with '
+                'render_mode="rgb_array" and wrap it in gymnasium.wrappers.vector.HumanRendering')
         single_cls = env_class(self.env_id)
         kind = self._kind = single_cls.kind
         physics = {k: physics_value(k, v, int(num_envs))
@@ -257,6 +266,59 @@ class VectorEnv(gym.vector.VectorEnv):
 
     # ------------------------------------------------------- native extras
     @property
+    def state(self) -> np.ndarray | None:
+        """CartPole only, as Gymnasium's ``CartPoleVectorEnv.state``: None
+        before the first reset, then the (4, num_envs) float64 state (rows
+        x, x_dot, theta, theta_dot). It is a live view of the C state:
+        writing into it (``envs.state[2, i] = 0.1``) or assigning a
+        (4, num_envs) array sets the state the next step starts from. Unlike
+        Gymnasium's, which builds a new array each step, a view kept across
+        steps follows the env."""
+        if self._kind != "CartPole":
+            raise AttributeError(f"{type(self).__name__!r} of {self.env_id} has no attribute "
+                                 "'state' (CartPole's vector env has one, as Gymnasium's)")
+        if not self._core.has_reset:
+            return None
+        return self._state_matrix()
+
+    @state.setter
+    def state(self, value: Any) -> None:
+        if self._kind != "CartPole":
+            raise AttributeError(f"cannot set 'state' of a {self.env_id} vector env")
+        self._core.exclusive(self._set_state_matrix, value)
+
+    @property
+    def prev_done(self) -> np.ndarray:
+        """CartPole only, as ``CartPoleVectorEnv.prev_done``: which instances
+        ended on the last step and are reset by the next (NEXT_STEP mode), a
+        bool array (read-only: a new one on each read)."""
+        if self._kind != "CartPole":
+            raise AttributeError(f"{type(self).__name__!r} of {self.env_id} has no attribute "
+                                 "'prev_done'")
+        done = np.array(self._core.pending_reset, dtype=np.bool_)
+        done.flags.writeable = False
+        return done
+
+    def _state_matrix(self) -> np.ndarray:
+        info = _core.env_info(self._kind)
+        fields = self._core.state_view(info.state_dtype)
+        first = fields[info.state_float_fields[0]]
+        # The leading float64 fields are consecutive in each C struct.
+        return np.lib.stride_tricks.as_strided(
+            first, shape=(len(info.state_float_fields), self.num_envs),
+            strides=(8, fields.strides[0]))
+
+    def _set_state_matrix(self, value: Any) -> None:
+        check_open(self._core, self.closed)
+        if not self._core.has_reset:
+            raise reset_needed("setting state")
+        arr = np.asarray(value, dtype=np.float64)
+        target = self._state_matrix()
+        if arr.shape != target.shape:
+            raise ValueError(f"state must have shape {target.shape}, got {arr.shape}")
+        target[...] = arr
+
+    @property
     def episode_returns(self) -> np.ndarray:
         """Running return of each instance's current episode (a read-only
         view of the core's memory, float64)."""
@@ -337,7 +399,7 @@ class VectorEnv(gym.vector.VectorEnv):
 
     def __setstate__(self, data: dict[str, Any]) -> None:
         kwargs = dict(data["kwargs"])
-        self.__init__(kwargs.pop("env_id"), **kwargs)
+        VectorEnv.__init__(self, kwargs.pop("env_id"), **kwargs)  # also for the id classes
         self.set_state(data["state"])
         count, returns, lengths, times = data["stats"]
         self.episode_count = count
@@ -382,3 +444,26 @@ class VectorEnv(gym.vector.VectorEnv):
         # Gymnasium's wrapper restarts the clock when the next episode starts:
         # at once for SAME_STEP, on the resetting step for NEXT_STEP.
         self._episode_start_times[idx] = now
+
+
+def _id_class(env_id: str) -> type[VectorEnv]:
+    """The registered vector entry point of ``ccgym/<env_id>``: VectorEnv
+    with the id bound, called by ``gym.make_vec`` as ``cls(num_envs=N,
+    max_episode_steps=..., **kwargs)``."""
+
+    def __init__(self, num_envs: int = 1, **kwargs: Any) -> None:
+        VectorEnv.__init__(self, env_id, num_envs, **kwargs)
+
+    name = vector_class_name(env_id)
+    return type(name, (VectorEnv,), {
+        "__init__": __init__, "__module__": __name__, "__qualname__": name,
+        "__doc__": f"``VectorEnv(\"{env_id}\", num_envs, **kwargs)``: the vector entry "
+                   f"point of ``ccgym/{env_id}`` (``gym.make_vec``)."})
+
+
+
+for _id in ENV_IDS:
+    _cls = _id_class(_id)
+    globals()[_cls.__name__] = _cls
+    __all__.append(_cls.__name__)
+del _id, _cls
