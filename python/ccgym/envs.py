@@ -403,11 +403,13 @@ class PendulumEnv(_ContinuousEnv):
 
     @property
     def last_u(self) -> float | None:
-        """The last (clipped) torque, None right after reset."""
+        """The last (clipped) torque, None right after reset; a numpy scalar
+        of the dtype Gymnasium's np.clip gives the action (float32 for
+        float32 actions, float16, else float64)."""
         if not self._core.has_reset:
             return None
         u = float(self._state_fields()["last_u"])
-        return None if math.isnan(u) else u
+        return None if math.isnan(u) else self._core.last_action_dtype.type(u)
 
 
 class AcrobotEnv(_DiscreteEnv):
