@@ -1122,14 +1122,13 @@ cdef class Batch:
         cdef object arr
         action_type[0] = CCGYM_ACTION_F32
         if self.action_dim == 0:
-            if self._unsigned_zero_wraps and not _canonical(actions, cnp.NPY_INT64, self.num_envs,
-                                                            -1, False):
-                self._check_unsigned_zero(actions)
             arr = _c_input(actions, cnp.NPY_INT64, self.num_envs, -1, False, _INTEGER,
                            "actions")
             if not ccgym_discrete_in_range(<const int64_t *>cnp.PyArray_DATA(<cnp.ndarray>arr),
                                            self._b.n, self.n_actions):
                 self._range_error(arr)
+            if self._unsigned_zero_wraps and arr is not actions:  # converted: maybe unsigned
+                self._check_unsigned_zero(actions)
             return arr
         if _canonical(actions, cnp.NPY_FLOAT32, self.num_envs, self.action_dim,
                       self.action_dim == 1):
