@@ -24,7 +24,12 @@ static void scan_starts(ccgym_batch *b, size_t begin, size_t end)
 static void step_chunk(void *ctx, size_t begin, size_t end)
 {
     const step_ctx *c = (const step_ctx *)ctx;
-    c->def->step_range(c->b, c->actions, begin, end);
+    /* Actions of another type than float32 (enum ccgym_action_type) take the
+     * env's typed step (the binding sets a type for continuous envs only). */
+    if (c->b->action_type != CCGYM_ACTION_F32 && c->def->typed_step_range)
+        c->def->typed_step_range(c->b, c->actions, begin, end);
+    else
+        c->def->step_range(c->b, c->actions, begin, end);
     if (c->b->check_truncation)
         scan_starts(c->b, begin, end);
 }

@@ -45,91 +45,117 @@ void ccgym_continuous_mountain_car_params_init(ccgym_continuous_mountain_car_par
     p->power = power;
 }
 
-/* A value that is either a numpy float32 scalar or a Python float, as the
- * same variable is in Gymnasium's step depending on the branch taken. */
-typedef struct mixed {
-    double v;
-    int f32;
-} mixed;
+/* A value of Gymnasium's step and its type there: a Python float (or int),
+ * or a numpy scalar of float16, float32 or float64 (in this order of
+ * precision). Under NEP 50 (numpy 2) an operation of a numpy scalar with a
+ * Python float casts the Python float to the numpy dtype, two numpy scalars
+ * promote to the wider dtype, and two Python floats compute in double. */
+enum { T_PY = 0, T_F16 = 1, T_F32 = 2, T_F64 = 3 };
 
-static inline int mixed_gt(mixed a, double b) { return a.f32 ? (float)a.v > (float)b : a.v > b; }
-static inline int mixed_lt(mixed a, double b) { return a.f32 ? (float)a.v < (float)b : a.v < b; }
-static inline int mixed_ge(mixed a, double b) { return a.f32 ? (float)a.v >= (float)b : a.v >= b; }
-static inline int mixed_eq(mixed a, double b) { return a.f32 ? (float)a.v == (float)b : a.v == b; }
+typedef struct num {
+    double v; /* its value, exactly (a float16 or float32 value is a double too) */
+    int t;
+} num;
 
-/* a + b, where at most one of the two is a float64 numpy scalar (never
- * together with a float32 one): float32 + Python float stays float32. */
-static inline mixed mixed_add_to(mixed acc, mixed b, int acc_is_np64)
+/* v cast to type t, as numpy casts a Python float operand. */
+static inline double cast_to(double v, int t)
 {
-    mixed r;
-    if (acc_is_np64) {
-        r.v = acc.v + b.v;
-        r.f32 = 0;
-    } else if (acc.f32) {
-        r.v = (double)((float)acc.v + (float)b.v);
-        r.f32 = 1;
-    } else if (b.f32) {
-        r.v = (double)((float)acc.v + (float)b.v);
-        r.f32 = 1;
+    if (t == T_F32)
+        return (double)(float)v;
+    if (t == T_F16)
+        return ccgym_round_f16(v);
+    return v;
+}
+
+static inline int promote(int a, int b)
+{
+    if (a == T_PY)
+        return b;
+    if (b == T_PY)
+        return a;
+    return a > b ? a : b;
+}
+
+enum { OP_ADD, OP_SUB, OP_MUL };
+
+/* a op b in promote(a, b): float32 arithmetic for float32, float32 rounded to
+ * float16 for float16 (numpy's float16 scalar math), double otherwise. */
+static inline num num_op(num a, num b, int op)
+{
+    const int t = promote(a.t, b.t);
+    num r = {0.0, t};
+    if (t == T_F32 || t == T_F16) {
+        const float x = (float)cast_to(a.v, t), y = (float)cast_to(b.v, t);
+        const float z = op == OP_ADD ? x + y : op == OP_SUB ? x - y : x * y;
+        r.v = t == T_F16 ? ccgym_round_f16(z) : (double)z;
     } else {
-        r.v = acc.v + b.v;
-        r.f32 = 0;
+        r.v = op == OP_ADD ? a.v + b.v : op == OP_SUB ? a.v - b.v : a.v * b.v;
     }
     return r;
 }
 
-/* The step for any mix of float32 and float64 values (the first step after
- * a reset sees a float64 state); see cmc_step_f32 for the others. */
-CCGYM_INLINE void cmc_step_general(
-    const ccgym_continuous_mountain_car_params *p, ccgym_continuous_mountain_car_state *s,
-    ccgym_pcg64 *rng, const float *action, float *obs, double *reward, uint8_t *terminated)
+static inline num py(double v)
 {
-    (void)rng;
-    const float a = action[0];
-    /* After a step the state is float32 (numpy float32 scalars); right after
-     * reset it is float64 (numpy float64 scalars, which win every promotion). */
-    const int np64 = !s->state_f32;
-    mixed position = {s->position, !np64};
-    mixed velocity = {s->velocity, !np64};
+    num r = {v, T_PY};
+    return r;
+}
 
-    /* force = min(max(action[0], -1.0), 1.0): a float32 scalar unless clipped. */
-    mixed force = {a, 1};
-    if (-1.0f > a)
-        force = (mixed){-1.0, 0};
-    else if (1.0f < a)
-        force = (mixed){1.0, 0};
+/* a compared with a Python float b, in a's type. */
+static inline int num_gt(num a, double b) { return a.v > cast_to(b, a.t); }
+static inline int num_lt(num a, double b) { return a.v < cast_to(b, a.t); }
+static inline int num_ge(num a, double b) { return a.v >= cast_to(b, a.t); }
+static inline int num_eq(num a, double b) { return a.v == cast_to(b, a.t); }
 
-    /* velocity += force * power - 0.0025 * math.cos(3 * position) */
-    double three_pos = position.f32 ? (double)(3.0f * (float)position.v) : 3 * position.v;
-    double c = 0.0025 * cos(three_pos);
-    mixed t;
-    if (force.f32) {
-        t.v = (double)((float)force.v * (float)p->power - (float)c);
-        t.f32 = 1;
-    } else {
-        t.v = force.v * p->power - c;
-        t.f32 = 0;
-    }
-    velocity = mixed_add_to(velocity, t, np64);
+/* Gymnasium's step line by line, each value with its type: for any state
+ * (float64 right after reset, float32 after a step) and any action type (an
+ * action of enum ccgym_action_type with value `a`). The common case, a
+ * float32 action on a float32 state, is cmc_step_f32 below. */
+static void cmc_step_any(const ccgym_continuous_mountain_car_params *p,
+                         ccgym_continuous_mountain_car_state *s, double a, int action_type,
+                         float *obs, double *reward, uint8_t *terminated)
+{
+    /* A float32 state is read as float32 values, as cmc_step_f32 reads it. */
+    const int st = s->state_f32 ? T_F32 : T_F64;
+    const int at = action_type == CCGYM_ACTION_F32   ? T_F32
+                   : action_type == CCGYM_ACTION_F16 ? T_F16
+                   : action_type == CCGYM_ACTION_PY  ? T_PY
+                                                     : T_F64;
+    num position = {cast_to(s->position, st), st};
+    num velocity = {cast_to(s->velocity, st), st};
 
-    if (mixed_gt(velocity, p->max_speed))
-        velocity = (mixed){p->max_speed, 0};
-    if (mixed_lt(velocity, -p->max_speed))
-        velocity = (mixed){-p->max_speed, 0};
+    /* force = min(max(action[0], -1.0), 1.0): action[0] unless a bound wins */
+    num force = {a, at};
+    if (num_lt(force, -1.0))
+        force = py(-1.0);
+    else if (num_gt(force, 1.0))
+        force = py(1.0);
 
-    position = mixed_add_to(position, velocity, np64);
-    if (mixed_gt(position, p->max_position))
-        position = (mixed){p->max_position, 0};
-    if (mixed_lt(position, p->min_position))
-        position = (mixed){p->min_position, 0};
-    if (mixed_eq(position, p->min_position) && velocity.v < 0)
-        velocity = (mixed){0.0, 0};
+    /* velocity += force * self.power - 0.0025 * math.cos(3 * position) */
+    const num three_pos = num_op(py(3.0), position, OP_MUL);
+    const double c = 0.0025 * cos(three_pos.v);
+    velocity = num_op(velocity, num_op(num_op(force, py(p->power), OP_MUL), py(c), OP_SUB),
+                      OP_ADD);
+    if (num_gt(velocity, p->max_speed))
+        velocity = py(p->max_speed);
+    if (num_lt(velocity, -p->max_speed))
+        velocity = py(-p->max_speed);
+    position = num_op(position, velocity, OP_ADD);
+    if (num_gt(position, p->max_position))
+        position = py(p->max_position);
+    if (num_lt(position, p->min_position))
+        position = py(p->min_position);
+    if (num_eq(position, p->min_position) && num_lt(velocity, 0.0))
+        velocity = py(0.0);
 
-    int term = mixed_ge(position, p->goal_position) && mixed_ge(velocity, p->goal_velocity);
+    const int term = num_ge(position, p->goal_position) && num_ge(velocity, p->goal_velocity);
     double r = term ? 100.0 : 0.0;
-    r -= ccgym_pow2_of_f32(a) * 0.1; /* math.pow(action[0], 2) */
+    /* math.pow(action[0], 2): libm's pow of the value (the square of a float32
+     * is exact in double; the binding refuses a float64 whose square overflows,
+     * where math.pow raises OverflowError). */
+    r -= (at == T_F32 ? ccgym_pow2_of_f32((float)a) : ccgym_pow2(a)) * 0.1;
 
-    float pos32 = (float)position.v, vel32 = (float)velocity.v;
+    /* self.state = np.array([position, velocity], dtype=np.float32) */
+    const float pos32 = ccgym_f32_opaque(position.v), vel32 = ccgym_f32_opaque(velocity.v);
     s->position = pos32;
     s->velocity = vel32;
     s->state_f32 = 1;
@@ -140,8 +166,8 @@ CCGYM_INLINE void cmc_step_general(
 }
 
 /* A float32 state where velocity or position reaches a bound (or a value is
- * NaN): cmc_step_general's arithmetic for np64 = 0, written out. float32
- * throughout, with a flag for a velocity or position that clipping replaced
+ * NaN): cmc_step_any's arithmetic for a float32 state and action, written
+ * out. float32 throughout, with a flag for a velocity or position that clipping replaced
  * by a Python float bound (compared as a float64 from then on; its float32
  * rounding is all the float32 sums see). `t` is force * power - c; returns
  * terminated. Out of line: cmc_step_f32 below takes the unclipped steps,
@@ -170,7 +196,7 @@ static CCGYM_COLD int cmc_step_f32_bounded(const ccgym_continuous_mountain_car_p
     }
     const int term = (ppy ? pd >= p->goal_position : pf >= (float)p->goal_position) &&
                      (vpy ? vd >= p->goal_velocity : v1 >= (float)p->goal_velocity);
-    const float pos32 = (float)pd, vel32 = (float)vd;
+    const float pos32 = ccgym_f32_opaque(pd), vel32 = ccgym_f32_opaque(vd);
     s->position = pos32;
     s->velocity = vel32;
     obs[0] = pos32;
@@ -224,10 +250,19 @@ CCGYM_INLINE void ccgym_continuous_mountain_car_step(
     const ccgym_continuous_mountain_car_params *p, ccgym_continuous_mountain_car_state *s,
     ccgym_pcg64 *rng, const float *action, float *obs, double *reward, uint8_t *terminated)
 {
-    if (s->state_f32)
+    (void)rng;
+    if (CCGYM_LIKELY(s->state_f32))
         cmc_step_f32(p, s, action, obs, reward, terminated);
     else
-        cmc_step_general(p, s, rng, action, obs, reward, terminated);
+        cmc_step_any(p, s, action[0], CCGYM_ACTION_F32, obs, reward, terminated);
+}
+
+/* Actions of the other types (ccgym/driver.h, enum ccgym_action_type). */
+CCGYM_INLINE void ccgym_continuous_mountain_car_step_typed(
+    const ccgym_continuous_mountain_car_params *p, ccgym_continuous_mountain_car_state *s,
+    const double *action, int type, float *obs, double *reward, uint8_t *terminated)
+{
+    cmc_step_any(p, s, action[0], type, obs, reward, terminated);
 }
 
 static inline void ccgym_continuous_mountain_car_reset(
@@ -242,9 +277,15 @@ static inline void ccgym_continuous_mountain_car_reset(
     obs[1] = 0.0f;
 }
 
+CCGYM_DECLARE_TYPED_STEP(ccgym_continuous_mountain_car);
+
 /* One cos and branchy clipping: nothing for a fast kernel to gain. */
 CCGYM_DEFINE_ENV(ccgym_continuous_mountain_car, ccgym_continuous_mountain_car_state,
                  ccgym_continuous_mountain_car_params, float, 1, 0, 2, -0.6, -0.4,
                  ccgym_continuous_mountain_car_step_range, .name = "MountainCarContinuous",
                  .reset_option_a = "low", .reset_option_b = "high", .canvas_width = 600,
-                 .canvas_height = 400)
+                 .canvas_height = 400,
+                 .typed_step_range = ccgym_continuous_mountain_car_typed_step_range)
+
+CCGYM_DEFINE_TYPED_STEP(ccgym_continuous_mountain_car, ccgym_continuous_mountain_car_state,
+                        ccgym_continuous_mountain_car_params, 1)

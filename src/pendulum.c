@@ -79,6 +79,48 @@ CCGYM_INLINE void ccgym_pendulum_step(const ccgym_pendulum_params *p, ccgym_pend
     pendulum_observe(s, obs);
 }
 
+/* The step for an action of another type than float32, a double holding its
+ * value (ccgym/driver.h, enum ccgym_action_type): Gymnasium's step computed
+ * as numpy 2 computes it for that type. np.clip(u, ...) keeps a float16 or
+ * float64 array's dtype and turns integers, bools and Python lists into
+ * float64, so everything but F16 is the float64 step (the binding sends PY
+ * actions here as F64; they compute the same). The action's terms u**2,
+ * 0.001 * u**2 and 3.0 / (m * l**2) * u are float64, or float16 (the Python
+ * floats rounded to float16, each op in float32 rounded to float16, as numpy's
+ * float16 scalar math does); all the rest is float64 as in the float32 step. */
+CCGYM_INLINE void ccgym_pendulum_step_typed(const ccgym_pendulum_params *p,
+                                            ccgym_pendulum_state *s, const double *action,
+                                            int type, float *obs, double *reward,
+                                            uint8_t *terminated)
+{
+    const double th = s->th, thdot = s->thdot, dt = p->dt;
+    double u, u_cost, u_acc;
+    if (type == CCGYM_ACTION_F16) {
+        u = ccgym_npy_clip(action[0], ccgym_round_f16(-p->max_torque),
+                           ccgym_round_f16(p->max_torque));
+        const float u2 = (float)ccgym_round_f16(ccgym_pow2f((float)u));
+        const float cost = (float)ccgym_round_f16(0.001) * u2;
+        const float acc = (float)ccgym_round_f16(p->torque_coef) * (float)u;
+        u_cost = ccgym_round_f16(cost);
+        u_acc = ccgym_round_f16(acc);
+    } else {
+        u = ccgym_npy_clip(action[0], -p->max_torque, p->max_torque);
+        u_cost = 0.001 * ccgym_pow2(u);
+        u_acc = p->torque_coef * u;
+    }
+    s->last_u = u;
+    const double an = ccgym_npy_remainder(th + M_PI, 2 * M_PI) - M_PI;
+    const double costs = ccgym_pow2(an) + 0.1 * ccgym_pow2(thdot) + u_cost;
+    double newthdot = thdot + (p->sin_coef * sin(th) + u_acc) * dt;
+    newthdot = ccgym_npy_clip(newthdot, -p->max_speed, p->max_speed);
+    const double newth = th + newthdot * dt;
+    s->th = newth;
+    s->thdot = newthdot;
+    *reward = -costs;
+    *terminated = 0;
+    pendulum_observe(s, obs);
+}
+
 /* (x_init, y_init): the state is uniform in [-x, x] x [-y, y]. */
 static inline void ccgym_pendulum_reset(const ccgym_pendulum_params *p, ccgym_pendulum_state *s,
                                         ccgym_pcg64 *rng, double x, double y, float *obs)
@@ -91,7 +133,12 @@ static inline void ccgym_pendulum_reset(const ccgym_pendulum_params *p, ccgym_pe
     pendulum_observe(s, obs);
 }
 
+CCGYM_DECLARE_TYPED_STEP(ccgym_pendulum);
+
 CCGYM_DEFINE_ENV(ccgym_pendulum, ccgym_pendulum_state, ccgym_pendulum_params, float, 1, 0, 3,
                  M_PI, 1.0, ccgym_pendulum_fast_step_range, .name = "Pendulum",
                  .reset_symmetric = 1, .reset_option_a = "x_init", .reset_option_b = "y_init",
-                 .canvas_width = 500, .canvas_height = 500)
+                 .canvas_width = 500, .canvas_height = 500,
+                 .typed_step_range = ccgym_pendulum_typed_step_range)
+
+CCGYM_DEFINE_TYPED_STEP(ccgym_pendulum, ccgym_pendulum_state, ccgym_pendulum_params, 1)

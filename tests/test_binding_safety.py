@@ -73,7 +73,9 @@ def test_big_endian_vector_actions_subprocess():
                     a = np.full(n, 2 if env_id == "Acrobot-v1" else 1, np.int64)
                     swapped = (a.astype(">i8"), a.astype(">i4"), a.astype(">u8"))[t % 3]
                 got = env.step(swapped)
-                want = twin.step(a)
+                # the same values in native byte order and the same dtype (a float64
+                # batch computes in float64, as Gymnasium's does)
+                want = twin.step(swapped.astype(swapped.dtype.newbyteorder("=")))
                 for x, y in zip(got[:4], want[:4]):
                     assert x.tobytes() == y.tobytes(), (env_id, t, swapped.dtype)
         print("OK")

@@ -465,8 +465,10 @@ def test_valid_discrete_action_types(env_id):
 BAD_CONTINUOUS = [
     0.5, np.float32(0.5), np.array(0.5, dtype=np.float32), np.array([[0.5]], dtype=np.float32),
     np.array([0.5, 0.5], dtype=np.float32), np.zeros(0, dtype=np.float32), "a", None,
-    np.array(["a"]), np.array([1 + 2j]), np.array([True]), [[0.5]], {"a": 1}, object(),
-]
+    np.array(["a"]), np.array([1 + 2j]), [[0.5]], {"a": 1}, object(),
+    # long double (where it is wider than float64): Gymnasium would compute in it.
+    *([np.array([0.5], np.longdouble)] if np.dtype(np.longdouble).itemsize > 8 else []),
+]  # np.array([True]) is valid: Gymnasium computes it as 1.0 in float64
 
 
 @pytest.mark.parametrize("wrapped", [False, True], ids=["raw", "make"])
@@ -481,15 +483,20 @@ def test_bad_continuous_action(env_id, action, wrapped):
 
 
 @pytest.mark.parametrize("env_id", CONTINUOUS_IDS)
-def test_continuous_actions_in_other_real_dtypes_are_cast_to_float32(env_id):
-    """float64, int and list actions are computed as float32 (the space's dtype)."""
-    outs = []
+def test_continuous_actions_in_other_real_dtypes_are_computed_as_gymnasium(env_id):
+    """float64, float16, int, bool, list and tuple actions are computed as
+    Gymnasium computes them (in float64 for float64, ...), not as float32
+    (many seeds and dtypes: tests/test_action_dtypes.py)."""
     for action in (np.array([0.3], np.float32), np.array([0.3]), [0.3], (0.3,),
-                   np.array([0.3], np.float16).astype(np.float32)):
+                   np.array([0.3], np.float16), np.array([1], np.int16), np.array([True])):
         env = raw(env_id)
+        ref = gym.make(env_id).unwrapped
         env.reset(seed=1)
-        outs.append(env.step(action))
-    assert all(np.array_equal(outs[0][0], o[0]) and outs[0][1] == o[1] for o in outs[:4])
+        ref.reset(seed=1)
+        for _ in range(5):
+            o, r = env.step(action), ref.step(action)
+            assert np.array_equal(o[0].view(np.uint32), r[0].view(np.uint32)), action
+            assert o[1] == r[1] and type(o[1]) is type(r[1]), action
     env = raw(env_id)
     env.reset(seed=1)
     a = env.step(np.array([1], dtype=np.int64))[0]

@@ -33,6 +33,20 @@ enum ccgym_autoreset_mode {
     CCGYM_AUTORESET_DISABLED = 2   /* reset only on request; pending_reset marks done instances */
 };
 
+/* How Gymnasium computes a continuous action: numpy 2 (NEP 50) computes the
+ * action's terms in the action's own dtype, and Python floats (a list or
+ * tuple) defer to the other operand's. The binding picks the type from the
+ * action's dtype, per env, by one rule table (python/ccgym/_core.pyx,
+ * _ACTION_RULES) and sets ccgym_batch.action_type for the step: F32 actions
+ * are float32 (the env def's step_range, the fast path); the others are
+ * doubles holding the actions' values (typed_step_range). */
+enum ccgym_action_type {
+    CCGYM_ACTION_F32 = 0, /* numpy float32, the action space's dtype */
+    CCGYM_ACTION_F64 = 1, /* numpy float64 (integer and bool actions become it too) */
+    CCGYM_ACTION_F16 = 2, /* numpy float16: each op computed in float32, rounded to float16 */
+    CCGYM_ACTION_PY = 3   /* Python floats (ints, bools): the state's numpy dtype wins */
+};
+
 /* Every buffer is owned by the caller (the Python side) and holds n entries
  * (obs and final_obs: n * obs_dim floats). */
 typedef struct ccgym_batch {
@@ -66,6 +80,9 @@ typedef struct ccgym_batch {
     float *final_obs;         /* SAME_STEP only: observation before the autoreset */
     double *final_return;     /* where an episode ended this step: its return and length */
     int64_t *final_length;
+    /* enum ccgym_action_type of this step's actions (continuous envs; 0,
+     * F32, otherwise): set by the caller before ccgym_batch_step. */
+    int action_type;
 } ccgym_batch;
 
 /* Every exact env's def: the registry ccgym_envs[] (ccgym/env.h) lists them;
@@ -97,7 +114,8 @@ int ccgym_parallel_for(void (*fn)(void *ctx, size_t begin, size_t end), void *ct
 /* Fewer instances than this per thread are not worth a thread. */
 #define CCGYM_MIN_INSTANCES_PER_THREAD 2048
 
-/* Steps all b->n instances (actions: n int64, or n * action_dim float32),
+/* Steps all b->n instances (actions: n int64, or n * action_dim float32, or
+ * n * action_dim double when b->action_type is not CCGYM_ACTION_F32),
  * split across up to n_threads threads. Instances are independent, so the
  * result does not depend on n_threads. Advances b->t and keeps the time
  * limit's start_bound. */
@@ -355,6 +373,54 @@ CCGYM_INLINE void ccgym_bare_loop(const ccgym_bare_job *j, size_t begin, size_t 
                                                                ACTION_DIM, N_ACTIONS, OBS_DIM,  \
                                                                DEF_A, DEF_B, FAST_STEP),        \
                                            __VA_ARGS__};
+
+/* Defines NAME_typed_step_range (the def's typed_step_range, ccgym/env.h) for
+ * a continuous env whose source file has, before it,
+ *   CCGYM_INLINE void NAME_step_typed(const PARAMS_T *, STATE_T *,
+ *       const double *action, int action_type, float *obs, double *reward,
+ *       uint8_t *terminated)
+ * (the step for double actions computed as Gymnasium computes an action of
+ * that enum ccgym_action_type): the driver's loop once per type, over double
+ * actions, the type a constant in each. Use it after CCGYM_DEFINE_ENV, which
+ * takes `.typed_step_range = NAME_typed_step_range` after a forward
+ * declaration, CCGYM_DECLARE_TYPED_STEP(NAME). */
+#define CCGYM_DECLARE_TYPED_STEP(NAME)                                                     \
+    static void NAME##_typed_step_range(const ccgym_batch *b, const void *actions,         \
+                                        size_t begin, size_t end)
+
+#define CCGYM_TYPED_STEP_FN_(NAME, STATE_T, PARAMS_T, TYPE, SUFFIX)                         \
+    CCGYM_INLINE void NAME##_step_##SUFFIX##_fn(const void *p, void *s, ccgym_pcg64 *rng,  \
+                                                const void *a, float *obs, double *r,      \
+                                                uint8_t *t)                                \
+    {                                                                                      \
+        (void)rng;                                                                         \
+        NAME##_step_typed((const PARAMS_T *)p, (STATE_T *)s, (const double *)a, TYPE, obs, \
+                          r, t);                                                           \
+    }
+
+#define CCGYM_DEFINE_TYPED_STEP(NAME, STATE_T, PARAMS_T, ACTION_DIM)                        \
+    CCGYM_TYPED_STEP_FN_(NAME, STATE_T, PARAMS_T, CCGYM_ACTION_F64, f64)                   \
+    CCGYM_TYPED_STEP_FN_(NAME, STATE_T, PARAMS_T, CCGYM_ACTION_F16, f16)                   \
+    CCGYM_TYPED_STEP_FN_(NAME, STATE_T, PARAMS_T, CCGYM_ACTION_PY, py)                     \
+    CCGYM_DECLARE_TYPED_STEP(NAME)                                                         \
+    {                                                                                      \
+        const ccgym_env_def *d = &NAME##_def;                                              \
+        const size_t size = sizeof(double) * (ACTION_DIM), ss = sizeof(STATE_T);           \
+        const double da = d->default_a, db = d->default_b;                                 \
+        switch (b->action_type) {                                                          \
+        case CCGYM_ACTION_F16:                                                             \
+            ccgym_drive_step(b, actions, size, begin, end, ss, d->obs_dim, da, db,         \
+                             NAME##_step_f16_fn, NAME##_reset_fn);                         \
+            break;                                                                         \
+        case CCGYM_ACTION_PY:                                                              \
+            ccgym_drive_step(b, actions, size, begin, end, ss, d->obs_dim, da, db,         \
+                             NAME##_step_py_fn, NAME##_reset_fn);                          \
+            break;                                                                         \
+        default:                                                                           \
+            ccgym_drive_step(b, actions, size, begin, end, ss, d->obs_dim, da, db,         \
+                             NAME##_step_f64_fn, NAME##_reset_fn);                         \
+        }                                                                                  \
+    }
 
 /* The def's members that CCGYM_DEFINE_ENV fills from its arguments. */
 #define CCGYM_ENV_DEF_INIT_(NAME, STATE_T, PARAMS_T, ACTION_DIM, N_ACTIONS, OBS_DIM, DEF_A,     \

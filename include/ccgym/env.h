@@ -76,7 +76,8 @@ typedef struct ccgym_bare_job {
 typedef struct ccgym_env_def {
     const char *name;             /* the kind: "CartPole", ... */
     int obs_dim;
-    int action_dim;               /* 0: discrete (int64 actions), else float32 actions of this size */
+    int action_dim;               /* 0: discrete (int64 actions), else float32 (or typed, see
+                                   * typed_step_range) actions of this size */
     int64_t n_actions;            /* discrete only */
     size_t state_size;
     size_t params_size;
@@ -102,6 +103,11 @@ typedef struct ccgym_env_def {
     void (*bare_range)(const ccgym_bare_job *job, size_t begin, size_t end);
     /* precision="fast": this env with the vectorised step (itself when it has none). */
     const struct ccgym_env_def *fast;
+    /* Continuous envs: the exact step for actions of another enum
+     * ccgym_action_type than float32 (b->action_type; the actions are
+     * doubles), for both defs; NULL for discrete envs. */
+    void (*typed_step_range)(const struct ccgym_batch *b, const void *actions, size_t begin,
+                             size_t end);
 } ccgym_env_def;
 
 /* The registry (src/envs.c): every env, in the order of _core.ENV_KINDS. */

@@ -67,4 +67,46 @@ static inline double ccgym_py_bound(double x, double lo, double hi)
     return (hi < r) ? hi : r;
 }
 
+/* x rounded to IEEE half precision (numpy's float16), as a double: round to
+ * nearest, ties to even, subnormals below 2**-14, +-inf beyond 65504 (from
+ * 65520 up, the tie above the largest half), NaN kept. numpy's
+ * npy_double_to_half / npy_float_to_half (and the F16C instructions) round
+ * this way, so ccgym_round_f16((float)x) is npy_float_to_half too: a float is
+ * exactly a double. numpy's float16 scalar ops compute in float32 and round
+ * once: ccgym_round_f16(float a op float b). Scaling by powers of two is
+ * exact, so the one rounding is nearbyint's (the default rounding mode). */
+static inline double ccgym_round_f16(double x)
+{
+    if (isnan(x) || isinf(x) || x == 0)
+        return x;
+    const double a = fabs(x);
+    double r;
+    if (a < 0x1p-14) {
+        r = nearbyint(a * 0x1p24) * 0x1p-24; /* subnormal: a multiple of 2**-24 */
+    } else {
+        int e;
+        (void)frexp(a, &e); /* a = m * 2**e, m in [0.5, 1): 11 bits from 2**(e-1) down */
+        r = ldexp(nearbyint(ldexp(a, 11 - e)), e - 11);
+        if (r > 65504.0)
+            r = INFINITY;
+    }
+    return copysign(r, x);
+}
+
+/* (float)x, opaque to the optimiser. GCC 12.2's SLP vectoriser (-O2)
+ * miscompiles
+ *     float a = (float)x, b = (float)y; s->a = a; s->b = b; o[0] = a; o[1] = b;
+ * (s->a, s->b double) into stores of x and y themselves, the rounding to
+ * float32 dropped (-fno-tree-slp-vectorize or -O1 store the rounded values).
+ * Where a float32 value goes to a double as well as to a float, round it
+ * through this. */
+static inline float ccgym_f32_opaque(double x)
+{
+    float f = (float)x;
+#if defined(__GNUC__)
+    __asm__("" : "+m"(f));
+#endif
+    return f;
+}
+
 #endif /* CCGYM_NPMATH_H_ */

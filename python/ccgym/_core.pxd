@@ -60,6 +60,10 @@ cdef extern from "ccgym/driver.h" nogil:
         CCGYM_AUTORESET_NEXT_STEP
         CCGYM_AUTORESET_SAME_STEP
         CCGYM_AUTORESET_DISABLED
+        CCGYM_ACTION_F32
+        CCGYM_ACTION_F64
+        CCGYM_ACTION_F16
+        CCGYM_ACTION_PY
 
     ctypedef struct ccgym_batch:
         size_t n
@@ -83,6 +87,7 @@ cdef extern from "ccgym/driver.h" nogil:
         float *final_obs
         double *final_return
         int64_t *final_length
+        int action_type
 
     void ccgym_batch_step(const ccgym_env_def *d, ccgym_batch *b, const void *actions,
                           int n_threads)

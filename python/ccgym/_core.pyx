@@ -39,6 +39,58 @@ cdef extern from "ccgym/fastmath.h" nogil:
 
 PRECISIONS = ("exact", "fast")
 
+cdef extern from "numpy/arrayobject.h":
+    object PyArray_Scalar(void *data, cnp.dtype descr, object base)
+
+
+# ------------------------------------------------------------ action rules
+# How Gymnasium computes an action, per env: the one table the binding reads
+# to pick the kernel's arithmetic (include/ccgym/driver.h, enum
+# ccgym_action_type; each intermediate's dtype is traced in
+# tools/dependency_spec.md, section 3). numpy 2 (NEP 50) computes an
+# action's terms in the action's own dtype; a batch's dtype applies to every
+# row, as Gymnasium's SyncVectorEnv and SB3's DummyVecEnv hand each sub-env a
+# row of the batch.
+#
+# "types": a continuous action's source -> the kernel's action type. The
+# source is its dtype ("float16", "float32", "float64", "int" for every
+# integer width, "bool"), or "python" for a list or tuple of Python floats,
+# ints and bools.
+#   Pendulum: np.clip(u, -2.0, 2.0) keeps a float16/32/64 array's dtype and
+#     makes ints, bools and lists float64.
+#   MountainCarContinuous: force = action[0] keeps a numpy scalar's dtype (an
+#     int or bool then becomes float64 in force * power); a list's element is
+#     a Python float, which defers to the state's float32 in velocity += ...
+# "square_overflows": the reward is math.pow(action[0], 2), which raises
+#   OverflowError when a finite float64's square overflows: refused alike.
+# "unsigned_zero_wraps": the step computes action - 1 in the action's dtype,
+#   so an unsigned 0 wraps around (np.uint8(0) - 1 == 255, a push to the right
+#   with numpy's overflow warning): refused with a clear error instead.
+# What else Gymnasium accepts and ccgym refuses: long double (Gymnasium would
+# compute in it), lists mixing leaves the table computes in different types
+# (Gymnasium computes each row in its own), and for Acrobot negative actions
+# (Gymnasium indexes AVAIL_TORQUE[a], so -1 means 2; ccgym keeps to Discrete(3)).
+ACTION_TYPES = {"float32": CCGYM_ACTION_F32, "float64": CCGYM_ACTION_F64,
+                "float16": CCGYM_ACTION_F16, "python": CCGYM_ACTION_PY}
+_ACTION_RULES = {
+    "Pendulum": {"types": {"float32": CCGYM_ACTION_F32, "float64": CCGYM_ACTION_F64,
+                           "float16": CCGYM_ACTION_F16, "int": CCGYM_ACTION_F64,
+                           "bool": CCGYM_ACTION_F64, "python": CCGYM_ACTION_F64}},
+    "MountainCarContinuous": {"types": {"float32": CCGYM_ACTION_F32,
+                                        "float64": CCGYM_ACTION_F64,
+                                        "float16": CCGYM_ACTION_F16, "int": CCGYM_ACTION_F64,
+                                        "bool": CCGYM_ACTION_F64, "python": CCGYM_ACTION_PY},
+                              "square_overflows": True},
+    "MountainCar": {"unsigned_zero_wraps": True},
+}
+# The numpy dtype of each action type's arithmetic (None: Python floats).
+_ACTION_DTYPES = {CCGYM_ACTION_F32: np.dtype(np.float32), CCGYM_ACTION_F64: np.dtype(np.float64),
+                  CCGYM_ACTION_F16: np.dtype(np.float16), CCGYM_ACTION_PY: None}
+# The type of the single-env step's reward where Gymnasium's is not a Python
+# float (Pendulum returns -costs, a numpy float64).
+_NUMPY_REWARD = frozenset({"Pendulum"})
+cdef cnp.dtype _F64_DESCR = np.dtype(np.float64)
+
 
 # ------------------------------------------------------------------ env table
 # Everything below is read from the C registry (ccgym_envs[], include/ccgym/env.h):
@@ -357,7 +409,7 @@ cdef object _c_input(object obj, int typenum, Py_ssize_t d0, Py_ssize_t d1, bint
     elif kinds == _INTEGER:
         ok = dt.kind in "iu"  # bool too is refused: Gymnasium's Discrete rejects np.bool_
     else:
-        ok = dt.kind in "fiu"
+        ok = dt.kind in "fiub"  # bool: Gymnasium's continuous steps widen it to float64
     if not ok:
         raise TypeError(_dtype_message(what, kinds, target, dt))
     shape = arr.shape
@@ -380,6 +432,73 @@ cdef str _dtype_message(str what, int kinds, target, dt):
     if kinds == _REAL:
         return f"continuous {what} must be real numbers, got an array of dtype {dt}"
     return f"{what} must be an array of dtype {target}, got {dt}"
+
+
+cdef str _dtype_source(object dt):
+    """The rule table's source of a dtype (see _ACTION_RULES), or None."""
+    cdef str k = dt.kind
+    if k == "f":
+        return "float16" if dt.itemsize == 2 else "float32" if dt.itemsize == 4 else \
+            "float64" if dt.itemsize == 8 else None
+    if k == "i" or k == "u":
+        return "int"
+    if k == "b":
+        return "bool"
+    return None
+
+
+cdef int _leaf_sources(object obj, set out, int depth) except -1:
+    """Adds the source of every leaf of a nested list or tuple to `out`
+    ("python" for Python numbers, a dtype's source for numpy values, "?" for
+    anything else)."""
+    for x in obj:
+        if type(x) is float or type(x) is int or type(x) is bool:
+            out.add("python")
+        elif isinstance(x, (np.ndarray, np.generic)):
+            out.add(_dtype_source(x.dtype) or "?")
+        elif depth < 2 and isinstance(x, (list, tuple)):
+            _leaf_sources(x, out, depth + 1)
+        else:
+            out.add("?")
+    return 0
+
+
+cdef str _dtype_error(str what, object dt):
+    if dt.kind == "f":
+        return (f"continuous {what} of dtype {dt} are not supported: Gymnasium would compute "
+                f"in it; pass float16, float32 or float64")
+    return _dtype_message(what, _REAL, None, dt)
+
+
+cdef int _action_type(object obj, dict types, str what) except -1:
+    """The kernel's action type for continuous actions `obj` (an array, a list
+    or tuple, ...) by the rule table's `types`; TypeError when none fits."""
+    cdef set leaves
+    if isinstance(obj, np.ndarray):
+        dt = obj.dtype
+    elif isinstance(obj, (list, tuple)):
+        leaves = set()
+        _leaf_sources(obj, leaves, 0)
+        if "?" not in leaves and leaves:
+            found = {types[x] for x in leaves}
+            if len(found) == 1:
+                return found.pop()
+            raise TypeError(
+                f"{what} mix values that Gymnasium computes in different types "
+                f"({', '.join(sorted(leaves))}): pass one numpy array")
+        try:
+            dt = np.asarray(obj).dtype
+        except Exception as e:  # ragged lists and the like
+            raise TypeError(f"{what} must be an array of floats: {e}") from None
+    else:
+        try:
+            dt = np.asarray(obj).dtype
+        except Exception as e:
+            raise TypeError(f"{what} must be an array of floats: {e}") from None
+    source = _dtype_source(dt)
+    if source is None:
+        raise TypeError(_dtype_error(what, dt))
+    return types[source]
 
 
 cdef class _Outputs:
@@ -564,6 +683,12 @@ cdef class Batch:
     cdef _Outputs _spare            # the set handed out before (copy_outputs)
     cdef int64_t _single_action_i
     cdef float _single_action_f
+    cdef double _single_action_d
+    cdef dict _action_types         # the rule table's "types" (continuous envs)
+    cdef bint _square_overflows
+    cdef bint _unsigned_zero_wraps
+    cdef bint _numpy_reward
+    cdef int _last_action_type
 
     def __cinit__(self, str kind, Py_ssize_t num_envs, dict params, int64_t max_episode_steps=0,
                   int autoreset_mode=CCGYM_AUTORESET_NEXT_STEP, int num_threads=1,
@@ -598,6 +723,12 @@ cdef class Batch:
         self.reset_needed_error = RuntimeError
         self.invalid_action_error = ValueError
         self.copy_outputs = True
+        rules = _ACTION_RULES.get(kind, {})
+        self._action_types = rules.get("types")
+        self._square_overflows = rules.get("square_overflows", False)
+        self._unsigned_zero_wraps = rules.get("unsigned_zero_wraps", False)
+        self._numpy_reward = kind in _NUMPY_REWARD
+        self._last_action_type = CCGYM_ACTION_F32
 
         self._init_params(params)
         cdef size_t n = num_envs
@@ -1006,19 +1137,62 @@ cdef class Batch:
             ccgym_batch_reset(self._def, &self._b, m, da, db, self.num_threads)
         return 0
 
-    cdef object _actions(self, actions):
+    cdef object _actions(self, actions, int *action_type):
         """The one check of a batch of actions: `actions` itself when C can
-        read it as it is (the fast accept), else converted or refused."""
+        read it as it is (the fast accept), else converted or refused. Sets
+        *action_type to how the kernel computes them (_ACTION_RULES)."""
         cdef object arr
+        action_type[0] = CCGYM_ACTION_F32
         if self.action_dim == 0:
             arr = _c_input(actions, cnp.NPY_INT64, self.num_envs, -1, False, _INTEGER,
                            "actions")
             if not ccgym_discrete_in_range(<const int64_t *>cnp.PyArray_DATA(<cnp.ndarray>arr),
                                            self._b.n, self.n_actions):
                 self._range_error(arr)
+            if self._unsigned_zero_wraps and arr is not actions:  # converted: maybe unsigned
+                self._check_unsigned_zero(actions)
             return arr
-        return _c_input(actions, cnp.NPY_FLOAT32, self.num_envs, self.action_dim,
-                        self.action_dim == 1, _REAL, "actions")
+        if _canonical(actions, cnp.NPY_FLOAT32, self.num_envs, self.action_dim,
+                      self.action_dim == 1):
+            return actions
+        return self._typed_actions(actions, self.num_envs, self.action_dim,
+                                   self.action_dim == 1, "actions", action_type)
+
+    cdef object _typed_actions(self, obj, Py_ssize_t d0, Py_ssize_t d1, bint flat_ok,
+                               str what, int *action_type):
+        """Continuous actions that are not a canonical float32 array: as
+        float32 (float32 sources) or float64 (the others), with the action
+        type the rule table gives their source."""
+        cdef int t = _action_type(obj, self._action_types, what)
+        arr = _c_input(obj, cnp.NPY_FLOAT32 if t == CCGYM_ACTION_F32 else cnp.NPY_FLOAT64,
+                       d0, d1, flat_ok, _REAL, what)
+        if self._square_overflows and t != CCGYM_ACTION_F32:
+            with np.errstate(over="ignore"):
+                bad = np.isfinite(arr) & np.isinf(arr * arr)
+            if bad.any():
+                raise OverflowError(
+                    f"math range error: {self.kind}'s reward is math.pow(action[0], 2), which "
+                    f"overflows for the action {arr[bad][0]!r} (Gymnasium raises this "
+                    f"OverflowError too)")
+        action_type[0] = t
+        return arr
+
+    cdef int _check_unsigned_zero(self, actions) except -1:
+        """Refuses an unsigned action 0 where Gymnasium's action - 1 wraps around."""
+        cdef bint wraps = False
+        if isinstance(actions, np.ndarray):
+            wraps = actions.dtype.kind == "u" and actions.size and not actions.all()
+        elif isinstance(actions, (list, tuple)):
+            wraps = any(isinstance(x, np.unsignedinteger) and x == 0 for x in actions)
+        if wraps:
+            raise ValueError(self._unsigned_zero_message("an action of 0"))
+        return 0
+
+    cdef str _unsigned_zero_message(self, str what):
+        return (f"{what} of an unsigned dtype is refused: Gymnasium's {self.kind} computes "
+                f"`action - 1` in the action's dtype, where 0 wraps around (np.uint8(0) - 1 "
+                f"is 255, a push to the right) instead of -1; pass a signed integer or a "
+                f"Python int")
 
     cdef int _range_error(self, cnp.ndarray arr) except -1:
         cdef const int64_t *a = <const int64_t *>cnp.PyArray_DATA(arr)
@@ -1032,15 +1206,44 @@ cdef class Batch:
 
     def check_actions(self, actions):
         """A batch of actions as C reads it: a C-contiguous, aligned, native
-        int64 (discrete) or float32 array; raises TypeError or ValueError."""
-        return self._actions(actions)
+        int64 (discrete), float32 or, for actions Gymnasium computes in
+        another precision (see action_type), float64 array; raises
+        TypeError or ValueError."""
+        cdef int t
+        return self._actions(actions, &t)
+
+    def action_type(self, actions):
+        """How a step computes `actions`: "float32", "float64", "float16" or
+        "python" (Python floats) for a continuous env, as Gymnasium does for
+        their dtype (ccgym/_core.pyx, _ACTION_RULES); "int64" for a discrete
+        one. Raises as a step would for bad actions."""
+        cdef int t
+        self._actions(actions, &t)
+        if self.action_dim == 0:
+            return "int64"
+        return next(k for k, v in ACTION_TYPES.items() if v == t)
+
+    @property
+    def last_action_dtype(self):
+        """The numpy dtype the last step computed its actions in (float32
+        before any step), None for Python floats: Gymnasium's Pendulum keeps
+        its last_u in it."""
+        return _ACTION_DTYPES[self._last_action_type]
+
+    cdef inline void _run_step(self, const void *a, int action_type, int n_threads) noexcept:
+        """ccgym_batch_step with the action type set for this step only."""
+        self._b.action_type = action_type
+        with nogil:
+            ccgym_batch_step(self._def, &self._b, a, n_threads)
+        self._b.action_type = CCGYM_ACTION_F32
+        self._last_action_type = action_type
 
     cdef tuple _step(self, actions):
-        cdef object arr = self._actions(actions)  # may run Python code: first
+        cdef int t
+        cdef object arr = self._actions(actions, &t)  # may run Python code: first
         cdef const void *a = cnp.PyArray_DATA(<cnp.ndarray>arr)
         self._fresh_outputs()
-        with nogil:
-            ccgym_batch_step(self._def, &self._b, a, self.num_threads)
+        self._run_step(a, t, self.num_threads)
         return self._cur.handout()
 
     def step(self, actions):
@@ -1110,6 +1313,7 @@ cdef class Batch:
 
     cdef tuple _step1(self, action):
         cdef const void *a
+        cdef int t = CCGYM_ACTION_F32
         if self.action_dim == 0:
             if type(action) is int or isinstance(action, (int, np.integer)) or (
                     type(action) is np.ndarray and (<cnp.ndarray>action).ndim == 0
@@ -1121,26 +1325,34 @@ cdef class Batch:
                 if self._single_action_i < 0 or self._single_action_i >= self.n_actions:
                     raise self.invalid_action_error(
                         f"{action!r} is outside the action space Discrete({self.n_actions})")
+                if (self._single_action_i == 0 and self._unsigned_zero_wraps
+                        and isinstance(action, (np.unsignedinteger, np.ndarray))
+                        and action.dtype.kind == "u"):
+                    raise self.invalid_action_error(self._unsigned_zero_message(repr(action)))
             else:
                 raise self.invalid_action_error(
                     f"{action!r} ({type(action).__name__}) is not a valid action for "
                     f"Discrete({self.n_actions}): expected an integer")
             a = &self._single_action_i
-        else:
-            if not _canonical(action, cnp.NPY_FLOAT32, 1, -1, False):
-                # float32, the action space's dtype (Gymnasium computes in the
-                # dtype it is given: parity holds for float32 actions).
-                try:
-                    action = _c_input(action, cnp.NPY_FLOAT32, 1, -1, False, _REAL, "action")
-                except (TypeError, ValueError) as e:
-                    raise self.invalid_action_error(
-                        f"{action!r} is not a valid action: expected an array of shape (1,) "
-                        f"of real numbers ({e})") from None
+        elif _canonical(action, cnp.NPY_FLOAT32, 1, -1, False):
             self._single_action_f = (<const float *>cnp.PyArray_DATA(<cnp.ndarray>action))[0]
             a = &self._single_action_f
+        else:
+            # Gymnasium computes in the dtype it is given (_ACTION_RULES).
+            try:
+                arr = self._typed_actions(action, 1, -1, False, "action", &t)
+            except (TypeError, ValueError) as e:
+                raise self.invalid_action_error(
+                    f"{action!r} is not a valid action: expected an array of shape (1,) "
+                    f"of real numbers ({e})") from None
+            if t == CCGYM_ACTION_F32:
+                self._single_action_f = (<const float *>cnp.PyArray_DATA(<cnp.ndarray>arr))[0]
+                a = &self._single_action_f
+            else:
+                self._single_action_d = (<const double *>cnp.PyArray_DATA(<cnp.ndarray>arr))[0]
+                a = &self._single_action_d
         cdef uint8_t was_done = self._b.pending_reset[0]
-        with nogil:
-            ccgym_batch_step(self._def, &self._b, a, 1)
+        self._run_step(a, t, 1)
         cdef cnp.npy_intp dim = self.obs_dim
         cdef cnp.ndarray out = cnp.PyArray_SimpleNew(1, &dim, cnp.NPY_FLOAT32)
         memcpy(cnp.PyArray_DATA(out), self._b.obs, sizeof(float) * self.obs_dim)
@@ -1148,6 +1360,8 @@ cdef class Batch:
         cdef bint term = self._b.terminated[0] != 0
         if term and was_done and self.after_terminated_hook is not None:
             self.after_terminated_hook()
+        if self._numpy_reward:
+            return out, PyArray_Scalar(&reward, _F64_DESCR, None), term, False, {}
         return out, reward, term, False, {}
 
     cdef cnp.ndarray _obs0(self):

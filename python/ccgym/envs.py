@@ -660,18 +660,19 @@ class PendulumEnv(_ContinuousEnv):
         self._write_state({"th": float(arr[0]), "thdot": float(arr[1])})
 
     @property
-    def last_u(self) -> np.float32 | None:
-        """The last clipped torque as Gymnasium keeps it (``np.clip(u, ..)[0]``
-        of the float32 action: an np.float32), None before the first step of
-        an episode, absent before the first reset (as in Gymnasium). Only
-        rendering reads it; settable."""
+    def last_u(self) -> np.floating | None:
+        """The last clipped torque as Gymnasium keeps it (``np.clip(u, ..)[0]``):
+        a numpy scalar of the dtype Gymnasium's np.clip gives the action
+        (float32 for float32 actions, float16, else float64); None before the
+        first step of an episode, absent before the first reset (as in
+        Gymnasium). Only rendering reads it; settable."""
         if not self._core.has_reset:
             raise self._unset("last_u")
         written, value = self._written_value("last_u")
         if written:
             return value
         u = float(self._state_fields()["last_u"])
-        return None if math.isnan(u) else np.float32(u)
+        return None if math.isnan(u) else self._core.last_action_dtype.type(u)
 
     @last_u.setter
     def last_u(self, value: Any) -> None:
