@@ -117,6 +117,15 @@ static inline void ccgym_cartpole_reset(const ccgym_cartpole_params *p, ccgym_ca
     cartpole_observe(s, obs);
 }
 
+static inline void ccgym_cartpole_observe(const ccgym_cartpole_params *p,
+                                          const ccgym_cartpole_state *s, int just_reset,
+                                          float *obs)
+{
+    (void)p;
+    (void)just_reset;
+    cartpole_observe(s, obs);
+}
+
 CCGYM_DEFINE_ENV(ccgym_cartpole, ccgym_cartpole_state, ccgym_cartpole_params, int64_t, 0, 2, 4,
                  -0.05, 0.05, ccgym_cartpole_fast_step_range, .name = "CartPole",
                  .reset_option_a = "low", .reset_option_b = "high", .canvas_width = 600,

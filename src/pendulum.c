@@ -79,6 +79,15 @@ CCGYM_INLINE void ccgym_pendulum_step(const ccgym_pendulum_params *p, ccgym_pend
     pendulum_observe(s, obs);
 }
 
+static inline void ccgym_pendulum_observe(const ccgym_pendulum_params *p,
+                                          const ccgym_pendulum_state *s, int just_reset,
+                                          float *obs)
+{
+    (void)p;
+    (void)just_reset;
+    pendulum_observe(s, obs);
+}
+
 /* (x_init, y_init): the state is uniform in [-x, x] x [-y, y]. */
 static inline void ccgym_pendulum_reset(const ccgym_pendulum_params *p, ccgym_pendulum_state *s,
                                         ccgym_pcg64 *rng, double x, double y, float *obs)
