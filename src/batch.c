@@ -22,9 +22,17 @@ static void scan_starts(ccgym_batch *b, size_t begin, size_t end)
 }
 
 /* The step's reward and flags of [begin, end) into the caller's arrays
- * (while they are in this thread's cache). */
+ * (while they are in this thread's cache): memcpy for a large range, a
+ * plain loop for the few instances where its calls would cost more. */
 static void copy_out(const ccgym_batch *b, size_t begin, size_t end)
 {
+    const size_t m = end - begin;
+    if (m >= 64) {
+        memcpy(b->out_reward + begin, b->reward + begin, sizeof(double) * m);
+        memcpy(b->out_terminated + begin, b->terminated + begin, m);
+        memcpy(b->out_truncated + begin, b->truncated + begin, m);
+        return;
+    }
     double *restrict r = b->out_reward;
     uint8_t *restrict te = b->out_terminated, *restrict tr = b->out_truncated;
     const double *restrict r0 = b->reward;
