@@ -123,6 +123,17 @@ static inline void acrobot_dsdt(const ccgym_acrobot_params *p, const double *s, 
     out[3] = ddtheta2;
 }
 
+/* A step's observation of its new state s (_get_ob: float64 cos/sin). */
+static inline void acrobot_step_obs(const double *s, float *obs)
+{
+    obs[0] = (float)cos(s[0]);
+    obs[1] = (float)sin(s[0]);
+    obs[2] = (float)cos(s[1]);
+    obs[3] = (float)sin(s[1]);
+    obs[4] = (float)s[2];
+    obs[5] = (float)s[3];
+}
+
 CCGYM_INLINE void ccgym_acrobot_step(const ccgym_acrobot_params *p, ccgym_acrobot_state *st,
                                      ccgym_pcg64 *rng, const int64_t *action, float *obs,
                                      double *reward, uint8_t *terminated)
@@ -158,24 +169,12 @@ CCGYM_INLINE void ccgym_acrobot_step(const ccgym_acrobot_params *p, ccgym_acrobo
     const int term = -cos(ns[0]) - cos(ns[1] + ns[0]) > 1.0;
     *terminated = (uint8_t)term;
     *reward = term ? 0.0 : -1.0;
-    obs[0] = (float)cos(ns[0]);
-    obs[1] = (float)sin(ns[0]);
-    obs[2] = (float)cos(ns[1]);
-    obs[3] = (float)sin(ns[1]);
-    obs[4] = (float)ns[2];
-    obs[5] = (float)ns[3];
+    acrobot_step_obs(ns, obs);
 }
 
-static inline void ccgym_acrobot_reset(const ccgym_acrobot_params *p, ccgym_acrobot_state *st,
-                                       ccgym_pcg64 *rng, double low, double high, float *obs)
+/* The reset's observation of the float32 state s32: numpy's float32 cos/sin. */
+static inline void acrobot_reset_obs(const ccgym_acrobot_params *p, const float *s32, float *obs)
 {
-    /* uniform(...).astype(np.float32): the state is float32, and so is the
-     * numpy cos/sin of it in the first observation. */
-    float s32[4];
-    for (int j = 0; j < 4; j++) {
-        s32[j] = (float)ccgym_pcg64_uniform(rng, low, high - low);
-        st->s[j] = s32[j];
-    }
     if (p->use_npy_fma_trig) {
         obs[0] = ccgym_npy_cosf(s32[0]);
         obs[1] = ccgym_npy_sinf(s32[0]);
@@ -189,6 +188,35 @@ static inline void ccgym_acrobot_reset(const ccgym_acrobot_params *p, ccgym_acro
     }
     obs[4] = s32[2];
     obs[5] = s32[3];
+}
+
+static inline void ccgym_acrobot_reset(const ccgym_acrobot_params *p, ccgym_acrobot_state *st,
+                                       ccgym_pcg64 *rng, double low, double high, float *obs)
+{
+    /* uniform(...).astype(np.float32): the state is float32, and so is the
+     * numpy cos/sin of it in the first observation. */
+    float s32[4];
+    for (int j = 0; j < 4; j++) {
+        s32[j] = (float)ccgym_pcg64_uniform(rng, low, high - low);
+        st->s[j] = s32[j];
+    }
+    acrobot_reset_obs(p, s32, obs);
+}
+
+/* After a reset its float32 trig of the (float32) state, after a step the
+ * step's float64 trig. */
+static inline void ccgym_acrobot_observe(const ccgym_acrobot_params *p,
+                                         const ccgym_acrobot_state *st, int just_reset,
+                                         float *obs)
+{
+    if (just_reset) {
+        float s32[4];
+        for (int j = 0; j < 4; j++)
+            s32[j] = (float)st->s[j];
+        acrobot_reset_obs(p, s32, obs);
+        return;
+    }
+    acrobot_step_obs(st->s, obs);
 }
 
 CCGYM_DEFINE_ENV(ccgym_acrobot, ccgym_acrobot_state, ccgym_acrobot_params, int64_t, 0, 3, 6,

@@ -21,6 +21,29 @@ static void scan_starts(ccgym_batch *b, size_t begin, size_t end)
     }
 }
 
+/* The step's reward and flags of [begin, end) into the caller's arrays
+ * (while they are in this thread's cache): memcpy for a large range, a
+ * plain loop for the few instances where its calls would cost more. */
+static void copy_out(const ccgym_batch *b, size_t begin, size_t end)
+{
+    const size_t m = end - begin;
+    if (m >= 64) {
+        memcpy(b->out_reward + begin, b->reward + begin, sizeof(double) * m);
+        memcpy(b->out_terminated + begin, b->terminated + begin, m);
+        memcpy(b->out_truncated + begin, b->truncated + begin, m);
+        return;
+    }
+    double *restrict r = b->out_reward;
+    uint8_t *restrict te = b->out_terminated, *restrict tr = b->out_truncated;
+    const double *restrict r0 = b->reward;
+    const uint8_t *restrict te0 = b->terminated, *restrict tr0 = b->truncated;
+    for (size_t i = begin; i < end; i++) {
+        r[i] = r0[i];
+        te[i] = te0[i];
+        tr[i] = tr0[i];
+    }
+}
+
 static void step_chunk(void *ctx, size_t begin, size_t end)
 {
     const step_ctx *c = (const step_ctx *)ctx;
@@ -30,6 +53,8 @@ static void step_chunk(void *ctx, size_t begin, size_t end)
         c->def->typed_step_range(c->b, c->actions, begin, end);
     else
         c->def->step_range(c->b, c->actions, begin, end);
+    if (c->b->out_reward)
+        copy_out(c->b, begin, end);
     if (c->b->check_truncation)
         scan_starts(c->b, begin, end);
 }
@@ -60,6 +85,7 @@ void ccgym_batch_step(const ccgym_env_def *def, ccgym_batch *b, const void *acti
     b->check_truncation = b->max_episode_steps > 0 &&
                           b->t - b->max_episode_steps >= b->start_bound;
     b->start_scan = INT64_MAX;
+    b->saved_obs = NULL; /* every observation is now its state's */
     int t = effective_threads(b->n, n_threads);
     step_ctx c = {def, b, actions, NULL, 0.0, 0.0};
     if (t == 1)
@@ -73,6 +99,8 @@ void ccgym_batch_step(const ccgym_env_def *def, ccgym_batch *b, const void *acti
 void ccgym_batch_reset(const ccgym_env_def *def, ccgym_batch *b, const uint8_t *mask,
                        double a, double bnd, int n_threads)
 {
+    if (!mask)
+        b->saved_obs = NULL; /* every observation is now a reset's */
     int t = effective_threads(b->n, n_threads);
     if (t == 1) {
         def->reset_range(b, mask, a, bnd, 0, b->n);
@@ -80,4 +108,11 @@ void ccgym_batch_reset(const ccgym_env_def *def, ccgym_batch *b, const uint8_t *
     }
     step_ctx c = {def, b, NULL, mask, a, bnd};
     (void)ccgym_parallel_for(reset_chunk, &c, b->n, t);
+}
+
+void ccgym_batch_observe(const ccgym_env_def *def, const ccgym_batch *b, float *out)
+{
+    for (size_t i = 0; i < b->n; i++)
+        ccgym_observe_one(b, def->observe_one, def->state_size, def->obs_dim, i,
+                          out + i * (size_t)def->obs_dim);
 }

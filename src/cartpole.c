@@ -61,8 +61,13 @@ void ccgym_cartpole_params_init(ccgym_cartpole_params *p, double gravity, double
     p->sutton_barto_reward = sutton_barto_reward;
 }
 
-static inline void cartpole_observe(const ccgym_cartpole_state *s, float *obs)
+/* What the step and the reset write (ccgym_observe_fn). */
+static inline void ccgym_cartpole_observe(const ccgym_cartpole_params *p,
+                                          const ccgym_cartpole_state *s, int just_reset,
+                                          float *obs)
 {
+    (void)p;
+    (void)just_reset;
     obs[0] = (float)s->x;
     obs[1] = (float)s->x_dot;
     obs[2] = (float)s->theta;
@@ -101,7 +106,7 @@ CCGYM_INLINE void ccgym_cartpole_step(const ccgym_cartpole_params *p, ccgym_cart
                theta < -p->theta_threshold_radians || theta > p->theta_threshold_radians;
     *reward = !term ? (p->sutton_barto_reward ? 0.0 : 1.0) : ccgym_cartpole_fallen(p, s);
     *terminated = (uint8_t)term;
-    cartpole_observe(s, obs);
+    ccgym_cartpole_observe(p, s, 0, obs);
 }
 
 static inline void ccgym_cartpole_reset(const ccgym_cartpole_params *p, ccgym_cartpole_state *s,
@@ -114,7 +119,7 @@ static inline void ccgym_cartpole_reset(const ccgym_cartpole_params *p, ccgym_ca
     s->theta = ccgym_pcg64_uniform(rng, low, range);
     s->theta_dot = ccgym_pcg64_uniform(rng, low, range);
     s->steps_beyond_terminated = -1;
-    cartpole_observe(s, obs);
+    ccgym_cartpole_observe(p, s, 0, obs);
 }
 
 CCGYM_DEFINE_ENV(ccgym_cartpole, ccgym_cartpole_state, ccgym_cartpole_params, int64_t, 0, 2, 4,

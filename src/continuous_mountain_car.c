@@ -277,6 +277,18 @@ static inline void ccgym_continuous_mountain_car_reset(
     obs[1] = 0.0f;
 }
 
+/* What every step path and the reset write: the state itself, as float32
+ * (a step stores the float32 values it returns). */
+static inline void ccgym_continuous_mountain_car_observe(
+    const ccgym_continuous_mountain_car_params *p, const ccgym_continuous_mountain_car_state *s,
+    int just_reset, float *obs)
+{
+    (void)p;
+    (void)just_reset;
+    obs[0] = (float)s->position;
+    obs[1] = (float)s->velocity;
+}
+
 CCGYM_DECLARE_TYPED_STEP(ccgym_continuous_mountain_car);
 
 /* One cos and branchy clipping: nothing for a fast kernel to gain. */

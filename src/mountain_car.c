@@ -75,6 +75,17 @@ static inline void ccgym_mountain_car_reset(const ccgym_mountain_car_params *p,
     obs[1] = 0.0f;
 }
 
+/* What the step and the reset write (the reset's velocity is 0.0). */
+static inline void ccgym_mountain_car_observe(const ccgym_mountain_car_params *p,
+                                              const ccgym_mountain_car_state *s, int just_reset,
+                                              float *obs)
+{
+    (void)p;
+    (void)just_reset;
+    obs[0] = (float)s->position;
+    obs[1] = (float)s->velocity;
+}
+
 /* One cos and branchy clipping: nothing for a fast kernel to gain. */
 CCGYM_DEFINE_ENV(ccgym_mountain_car, ccgym_mountain_car_state, ccgym_mountain_car_params, int64_t,
                  0, 3, 2, -0.6, -0.4, ccgym_mountain_car_step_range, .name = "MountainCar",

@@ -47,8 +47,13 @@ void ccgym_pendulum_params_init(ccgym_pendulum_params *p, double g, double m, do
     p->torque_coef = 3.0 / (m * ccgym_pow2(l));
 }
 
-static inline void pendulum_observe(const ccgym_pendulum_state *s, float *obs)
+/* What the step and the reset write (ccgym_observe_fn). */
+static inline void ccgym_pendulum_observe(const ccgym_pendulum_params *p,
+                                          const ccgym_pendulum_state *s, int just_reset,
+                                          float *obs)
 {
+    (void)p;
+    (void)just_reset;
     obs[0] = (float)cos(s->th);
     obs[1] = (float)sin(s->th);
     obs[2] = (float)s->thdot;
@@ -76,7 +81,7 @@ CCGYM_INLINE void ccgym_pendulum_step(const ccgym_pendulum_params *p, ccgym_pend
     s->thdot = newthdot;
     *reward = -costs;
     *terminated = 0;
-    pendulum_observe(s, obs);
+    ccgym_pendulum_observe(p, s, 0, obs);
 }
 
 /* The step for an action of another type than float32, a double holding its
@@ -130,7 +135,7 @@ static inline void ccgym_pendulum_reset(const ccgym_pendulum_params *p, ccgym_pe
     s->th = ccgym_pcg64_uniform(rng, lx, x - lx);
     s->thdot = ccgym_pcg64_uniform(rng, ly, y - ly);
     s->last_u = NAN;
-    pendulum_observe(s, obs);
+    ccgym_pendulum_observe(p, s, 0, obs);
 }
 
 CCGYM_DECLARE_TYPED_STEP(ccgym_pendulum);

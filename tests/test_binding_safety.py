@@ -298,6 +298,190 @@ def test_views_of_outputs_keep_their_values_and_memory():
     assert bits(view) == bits(saved)
 
 
+
+# ------------------------------------------------ writes into handed-out arrays
+MODES = ["NextStep", "SameStep", "Disabled"]
+
+
+def _scribble(arrays, t):
+    """What a training loop may do to the arrays it was handed: normalise or
+    scale them in place, zero the done rows, or overwrite them."""
+    obs, rew, term, trunc = arrays
+    if t % 3 == 0:
+        obs[...] = 99.0
+        rew[...] = -5.0
+        term[...] = True
+        trunc[...] = True
+    elif t % 3 == 1:
+        obs -= 1.0
+        rew *= 0.5
+    else:
+        obs[::2] = np.nan
+        term[...] = ~term
+
+
+@pytest.mark.parametrize("copy", [True, False])
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("env_id", DISCRETE_IDS + CONTINUOUS_IDS)
+def test_writes_into_outputs_never_come_back(env_id, mode, copy):
+    """A caller writing into arrays it was handed (held on to or dropped,
+    copy=True or copy=False) changes nothing ccgym returns later: the rows a
+    masked reset leaves alone are their last observations, and snapshots
+    hold the last outputs, bit for bit as a twin env that nobody wrote into."""
+    n = 6
+    kw = dict(autoreset_mode=mode, copy=copy, max_episode_steps=25)
+    env = ccgym.make_vec(env_id, num_envs=n, **kw)
+    twin = ccgym.make_vec(env_id, num_envs=n, **kw)
+    env.reset(seed=3)
+    twin.reset(seed=3)
+    rng = np.random.default_rng(7)
+    held = []
+    for t in range(80):
+        a = _actions(env_id, n, rng)
+        out = env.step(a)[:4]
+        want = twin.step(a)[:4]
+        for x, y in zip(out, want):
+            assert bits(x) == bits(y), (t, "step")
+        done = want[2] | want[3]
+        _scribble(out, t)
+        if t % 4 == 1:
+            held.append(out)  # written into and kept
+        mask = done if done.any() else rng.random(n) < 0.3
+        if mask.any() and (mode == "Disabled" or t % 5 == 0):
+            o1, _ = env.reset(options={"reset_mask": mask.copy()})
+            o2, _ = twin.reset(options={"reset_mask": mask.copy()})
+            assert bits(o1) == bits(o2), (t, "masked reset")
+            o1[...] = -7.0  # and the reset's own output too
+        if t % 7 == 3:
+            s1, s2 = env.get_state(), twin.get_state()
+            for k, v in s2.items():
+                if isinstance(v, np.ndarray):
+                    assert bits(s1[k]) == bits(v), (t, k)
+        del out
+
+
+@pytest.mark.parametrize("env_id", DISCRETE_IDS + CONTINUOUS_IDS)
+def test_writes_after_a_restore_never_come_back(env_id):
+    """A restored snapshot's outputs are the core's own: written-into
+    outputs after set_state do not leak into a masked reset or get_state."""
+    n = 4
+    env = ccgym.make_vec(env_id, num_envs=n, autoreset_mode="Disabled")
+    twin = ccgym.make_vec(env_id, num_envs=n, autoreset_mode="Disabled")
+    env.reset(seed=1)
+    rng = np.random.default_rng(2)
+    for _ in range(3):
+        env.step(_actions(env_id, n, rng))
+    snap = env.get_state()
+    twin.set_state(snap)
+    env.set_state(snap)
+    a = _actions(env_id, n, rng)
+    _scribble(env.step(a)[:4], 0)
+    twin.step(a)
+    mask = np.array([True, False, False, True])
+    assert bits(env.reset(options={"reset_mask": mask})[0]) == bits(
+        twin.reset(options={"reset_mask": mask})[0])
+    env.set_state(snap)  # the snapshot's outputs, even where the state says otherwise
+    twin.set_state(snap)
+    obs, _ = env.reset(options={"reset_mask": mask})
+    twin.reset(options={"reset_mask": mask})
+    assert bits(obs[~mask]) == bits(snap["obs"][~mask])
+    obs[...] = 5.0
+    for k, v in twin.get_state().items():
+        if isinstance(v, np.ndarray):
+            assert bits(env.get_state()[k]) == bits(v), k
+
+
+def test_core_outputs_written_through_batch_step_do_not_leak():
+    """The same through the core itself (the single and SB3 front ends hand
+    out copies; Batch.step with copy_outputs off hands out its own views)."""
+    from ccgym._params import PARAMS
+
+    for copy in (True, False):
+        b = _core.Batch("Acrobot", 3, PARAMS["Acrobot"](), 0, _core.AUTORESET_DISABLED)
+        ref = _core.Batch("Acrobot", 3, PARAMS["Acrobot"](), 0, _core.AUTORESET_DISABLED)
+        b.copy_outputs = ref.copy_outputs = copy
+        for x in (b, ref):
+            x.seed_range(0)
+            x.reset()
+        a = np.array([0, 1, 2], np.int64)
+        for t in range(5):
+            _scribble(b.step(a), t)
+            ref.step(a)
+            mask = np.array([t % 2 == 0, False, True])
+            assert bits(b.reset(mask)) == bits(ref.reset(mask)), (copy, t)
+            for k in ("obs", "reward", "terminated", "truncated"):
+                assert bits(b.get_state()[k]) == bits(ref.get_state()[k]), (copy, t, k)
+
+
+def test_single_outputs_are_the_callers():
+    """The single env (and SB3, below) return copies: writing into them
+    changes nothing the env returns or snapshots later."""
+    env = gym.make("ccgym/Acrobot-v1")
+    twin = gym.make("ccgym/Acrobot-v1")
+    o1, _ = env.reset(seed=0)
+    twin.reset(seed=0)
+    o1[...] = 9.0
+    for t in range(5):
+        o1 = env.step(t % 3)[0]
+        o2 = twin.step(t % 3)[0]
+        assert bits(o1) == bits(o2)
+        o1[...] = 9.0
+    s1, s2 = env.unwrapped.get_state(), twin.unwrapped.get_state()
+    for k, v in s2.items():
+        if isinstance(v, np.ndarray):
+            assert bits(s1[k]) == bits(v), k
+
+
+def test_sb3_outputs_are_the_callers():
+    sb3 = pytest.importorskip("ccgym.sb3")
+    venv, vtwin = sb3.VecEnv("Pendulum-v1", 3), sb3.VecEnv("Pendulum-v1", 3)
+    for v in (venv, vtwin):
+        v.seed(0)
+    _scribble([venv.reset(), np.zeros(3), np.zeros(3, bool), np.zeros(3, bool)], 0)
+    vtwin.reset()
+    a = np.full((3, 1), 0.5, np.float32)
+    for t in range(4):
+        obs, rew, done, _ = venv.step(a)
+        want = vtwin.step(a)
+        assert bits(obs) == bits(want[0]) and bits(rew) == bits(want[1])
+        obs[...] = 3.0
+        rew[...] = 3.0
+    got = venv.env_method("reset", indices=[1])
+    exp = vtwin.env_method("reset", indices=[1])
+    assert bits(got[0][0]) == bits(exp[0][0])
+
+
+@pytest.mark.parametrize("mode", [_core.AUTORESET_NEXT_STEP, _core.AUTORESET_SAME_STEP,
+                                  _core.AUTORESET_DISABLED])
+@pytest.mark.parametrize("kind", _core.ENV_KINDS)
+def test_observe_rebuilds_the_last_observation_exactly(kind, mode):
+    """An instance's last observation is a function of its state (Acrobot:
+    and of whether a reset wrote it): the env table's observe rebuilds every
+    step's and reset's observation bit for bit, through autoresets, time
+    limits and masked resets, so nothing needs the arrays a caller holds."""
+    from ccgym._params import PARAMS
+
+    n = 32
+    b = _core.Batch(kind, n, PARAMS[kind](), 15, mode)
+    b.copy_outputs = False
+    b.seed_range(11)
+    rng = np.random.default_rng(0)
+    obs = b.reset().copy()
+    info = _core.env_info(kind)
+    for t in range(120):
+        assert bits(b.get_state()["obs"]) == bits(obs), t
+        if mode == _core.AUTORESET_DISABLED and b.any_pending():
+            mask = b.pending_reset.copy()
+            mask[rng.random(n) < 0.2] = True
+            obs = b.reset(mask).copy()
+            continue
+        if info.action_dim:
+            a = rng.uniform(-2.5, 2.5, (n, info.action_dim)).astype(np.float32)
+        else:
+            a = rng.integers(0, info.n_actions, n)
+        obs = b.step(a)[0].copy()
+
+
 # ------------------------------------------------------------------ guard
 _STORM = """
 import ctypes, signal, sys, threading, time, warnings

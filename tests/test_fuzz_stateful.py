@@ -727,13 +727,48 @@ class SingleMachine(Base):
             raise AssertionError(f"an interrupted {op} left the env unusable: {e}") from e
 
 
+class BatchMachine(Base):
+    """What the vector and SB3 machines share: a batch of n instances of
+    env_id stepped beside a reference (self.ref) with fuzzed action arrays;
+    each compares the results its own way (compare) against REF."""
+
+    REF = "Gymnasium"  # the reference, named in the rejection messages
+
+    def valid_action(self):
+        if self.env_id in CONTINUOUS:
+            return np.full((self.n, 1), 0.5, np.float32)
+        return np.ones(self.n, np.int64)
+
+    @rule(data=st.data())
+    def step(self, data):
+        good = (self.n, 1) if self.env_id in CONTINUOUS else (self.n,)
+        recipe = data.draw(arr_recipes(good, N_ACTIONS.get(self.env_id),
+                                       "f4" if self.env_id in CONTINUOUS else "i8"),
+                           label="actions")
+        actions = recipe.build()
+        self.t(f"step {recipe!r} -> {describe(actions)}")
+        verdict, given = canonical(self.env_id, self.n, actions)
+        before = snapshot(self.env)
+        try:
+            with quiet():
+                got = self.env.step(actions)
+        except CLEAN as e:
+            self.expect_clean_rejection(e, before, f"step({recipe!r})")
+            assert verdict != "valid", f"rejected {recipe!r}, which {self.REF} takes: {e!r}"
+            return
+        assert verdict != "invalid", f"accepted {recipe!r}, which Gymnasium rejects"
+        with quiet():
+            exp = self.ref.step(given)
+        self.compare(got, exp, f"step({recipe!r})")
+
+
 def vec_make_ref(env_id, n, limit, mode):
     return gym.vector.SyncVectorEnv(
         [lambda: gym.make(env_id, max_episode_steps=limit, disable_env_checker=True)] * n,
         autoreset_mode=mode)
 
 
-class VectorMachine(Base):
+class VectorMachine(BatchMachine):
     """ccgym.make_vec against SyncVectorEnv of gym.make(<id>)."""
 
     @initialize(env_id=st.sampled_from(ENV_IDS), n=st.sampled_from([1, 2, 3]),
@@ -757,10 +792,6 @@ class VectorMachine(Base):
             exp = self.ref.reset(seed=seed, options=options and dict(options))
         assert same_bits(got[0], exp[0]), f"reset obs {got[0]} != Gymnasium's {exp[0]}"
 
-    def valid_action(self):
-        if self.env_id in CONTINUOUS:
-            return np.full((self.n, 1), 0.5, np.float32)
-        return np.ones(self.n, np.int64)
 
     def compare(self, got, exp, what):
         for name, x, y in zip(("obs", "rewards", "terminations", "truncations"), got, exp):
@@ -773,27 +804,6 @@ class VectorMachine(Base):
             for i in np.flatnonzero(ei.get("_final_obs", np.zeros(self.n, bool))):
                 assert same_bits(gi["final_obs"][i], ei["final_obs"][i]), f"{what}: final_obs"
 
-    @rule(data=st.data())
-    def step(self, data):
-        good = (self.n, 1) if self.env_id in CONTINUOUS else (self.n,)
-        recipe = data.draw(arr_recipes(good, N_ACTIONS.get(self.env_id),
-                                       "f4" if self.env_id in CONTINUOUS else "i8"),
-                           label="actions")
-        actions = recipe.build()
-        self.t(f"step {recipe!r} -> {describe(actions)}")
-        verdict, given = canonical(self.env_id, self.n, actions)
-        before = snapshot(self.env)
-        try:
-            with quiet():
-                got = self.env.step(actions)
-        except CLEAN as e:
-            self.expect_clean_rejection(e, before, f"step({recipe!r})")
-            assert verdict != "valid", f"rejected {recipe!r}, which Gymnasium takes: {e!r}"
-            return
-        assert verdict != "invalid", f"accepted {recipe!r}, which Gymnasium rejects"
-        with quiet():
-            exp = self.ref.step(given)
-        self.compare(got, exp, f"step({recipe!r})")
 
     @rule(seed=st.one_of(st.none(), st.integers(0, 2**40),
                          st.lists(st.one_of(st.none(), st.integers(0, 2**33)), min_size=1,
@@ -947,8 +957,10 @@ class VectorMachine(Base):
             raise AssertionError(f"an interrupted {op} left the env unusable: {e}") from e
 
 
-class SB3Machine(Base):
+class SB3Machine(BatchMachine):
     """ccgym.sb3.make_vec_env against SB3's DummyVecEnv of gym.make(<id>)."""
+
+    REF = "SB3+Gymnasium"
 
     @initialize(env_id=st.sampled_from(ENV_IDS), n=st.sampled_from([1, 2, 3]),
                 seed=st.integers(0, 2**31), limit=st.sampled_from([4, 25]))
@@ -974,32 +986,8 @@ class SB3Machine(Base):
             got, exp = self.env.reset(), self.ref.reset()
         assert same_bits(got, exp), f"reset obs {got} != SB3's {exp}"
 
-    def valid_action(self):
-        if self.env_id in CONTINUOUS:
-            return np.full((self.n, 1), 0.5, np.float32)
-        return np.ones(self.n, np.int64)
 
-    @rule(data=st.data())
-    def step(self, data):
-        good = (self.n, 1) if self.env_id in CONTINUOUS else (self.n,)
-        recipe = data.draw(arr_recipes(good, N_ACTIONS.get(self.env_id),
-                                       "f4" if self.env_id in CONTINUOUS else "i8"),
-                           label="actions")
-        actions = recipe.build()
-        self.t(f"step {recipe!r} -> {describe(actions)}")
-        verdict, given = canonical(self.env_id, self.n, actions)
-        before = snapshot(self.env)
-        try:
-            with quiet():
-                got = self.env.step(actions)
-        except CLEAN as e:
-            self.expect_clean_rejection(e, before, f"step({recipe!r})")
-            assert verdict != "valid", f"rejected {recipe!r}, which SB3+Gymnasium take: {e!r}"
-            return
-        assert verdict != "invalid", f"accepted {recipe!r}, which Gymnasium rejects"
-        with quiet():
-            exp = self.ref.step(given)
-        what = f"step({recipe!r})"
+    def compare(self, got, exp, what):
         for name, x, y in zip(("obs", "rewards", "dones"), got[:3], exp[:3]):
             assert same_bits(x, y), f"{what}: {name} {x!r} != SB3's {y!r}"
         for i, (gi, ei) in enumerate(zip(got[3], exp[3])):

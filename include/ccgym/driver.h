@@ -73,10 +73,23 @@ typedef struct ccgym_batch {
     int64_t start_scan;
     int check_truncation;
     int autoreset_mode;
+    /* The outputs. obs is the caller's output array (the core hands it out
+     * and never reads it back); reward, terminated and truncated are the
+     * core's own, which a step also copies into out_reward, out_terminated
+     * and out_truncated when they are not NULL (the caller's arrays). */
     float *obs;
     double *reward;
     uint8_t *terminated;
     uint8_t *truncated;
+    double *out_reward;
+    uint8_t *out_terminated;
+    uint8_t *out_truncated;
+    /* NULL: each instance's last observation is its state's (the def's
+     * observe_one, just_reset when episode_start == t). Else the last
+     * observations, kept by the core (a restored snapshot's, which need not
+     * be its state's); a masked reset keeps them up to date, a step or a
+     * full reset sets this to NULL. */
+    float *saved_obs;
     float *final_obs;         /* SAME_STEP only: observation before the autoreset */
     double *final_return;     /* where an episode ended this step: its return and length */
     int64_t *final_length;
@@ -121,9 +134,27 @@ int ccgym_parallel_for(void (*fn)(void *ctx, size_t begin, size_t end), void *ct
  * limit's start_bound. */
 void ccgym_batch_step(const ccgym_env_def *def, ccgym_batch *b, const void *actions,
                       int n_threads);
-/* Resets the instances where mask is nonzero (all if mask is NULL). */
+/* Resets the instances where mask is nonzero (all if mask is NULL). The
+ * others' obs rows get their last observation again (from saved_obs, else
+ * rebuilt by observe_one), so obs may be any array: nothing is read from it. */
 void ccgym_batch_reset(const ccgym_env_def *def, ccgym_batch *b, const uint8_t *mask,
                        double a, double bnd, int n_threads);
+/* Writes every instance's last observation into out (n * obs_dim floats):
+ * saved_obs, else rebuilt from the state by the def's observe_one. Exact for
+ * an exact def; for a fast def the exact rebuild of the state (within the
+ * fast bound of what its step wrote). */
+void ccgym_batch_observe(const ccgym_env_def *def, const ccgym_batch *b, float *out);
+
+/* Instance i's last observation into o (see ccgym_batch_observe). */
+CCGYM_INLINE void ccgym_observe_one(const ccgym_batch *b, ccgym_observe_fn observe,
+                                    size_t state_size, int obs_dim, size_t i, float *o)
+{
+    if (b->saved_obs)
+        memcpy(o, b->saved_obs + i * (size_t)obs_dim, sizeof(float) * (size_t)obs_dim);
+    else
+        observe((const char *)b->params + i * b->params_stride,
+                (const char *)b->state + i * state_size, b->episode_start[i] == b->t, o);
+}
 
 /* t - start, wrapping as unsigned arithmetic does (a restored snapshot may
  * hold any elapsed count; signed overflow would be undefined). */
@@ -265,14 +296,21 @@ CCGYM_INLINE void ccgym_drive_step(const ccgym_batch *b, const void *actions,
 
 CCGYM_INLINE void ccgym_drive_reset(const ccgym_batch *b, const uint8_t *mask, double a,
                                     double bnd, size_t begin, size_t end,
-                                    size_t state_size, int obs_dim, ccgym_reset_fn reset)
+                                    size_t state_size, int obs_dim, ccgym_reset_fn reset,
+                                    ccgym_observe_fn observe)
 {
     char *states = (char *)b->state;
     for (size_t i = begin; i < end; i++) {
-        if (mask && !mask[i])
+        float *o = b->obs + i * (size_t)obs_dim;
+        if (mask && !mask[i]) {
+            /* Not reset: its last observation, from the core's own memory. */
+            ccgym_observe_one(b, observe, state_size, obs_dim, i, o);
             continue;
+        }
         reset((const char *)b->params + i * b->params_stride, states + i * state_size, &b->rng[i], a, bnd,
-              b->obs + i * (size_t)obs_dim);
+              o);
+        if (b->saved_obs)
+            memcpy(b->saved_obs + i * (size_t)obs_dim, o, sizeof(float) * (size_t)obs_dim);
         b->pending_reset[i] = 0;
         b->episode_start[i] = b->t;
         b->episode_return[i] = 0.0;
@@ -321,9 +359,10 @@ CCGYM_INLINE void ccgym_bare_loop(const ccgym_bare_job *j, size_t begin, size_t 
 
 /* Defines NAME_def and NAME_fast_def (ccgym/env.h) for an env whose source
  * file has, before it:
- *   - static inline NAME_step / NAME_reset following ccgym_step_fn /
- *     ccgym_reset_fn with typed arguments; NAME_step should be CCGYM_INLINE:
- *     inlined into the loop, its outputs stay in registers (GCC stops
+ *   - static inline NAME_step / NAME_reset / NAME_observe following
+ *     ccgym_step_fn / ccgym_reset_fn / ccgym_observe_fn with typed
+ *     arguments (NAME_observe rebuilding exactly what the other two write
+ *     into obs); NAME_step should be CCGYM_INLINE: inlined into the loop, its outputs stay in registers (GCC stops
  *     inlining a large step on its own as soon as it has a second call site,
  *     which costs the cheap envs 10-20%);
  *   - NAME_state_fields[] and NAME_param_fields[] (ccgym_field, CCGYM_FIELD);
@@ -352,11 +391,15 @@ CCGYM_INLINE void ccgym_bare_loop(const ccgym_bare_job *j, size_t begin, size_t 
                          begin, end, sizeof(STATE_T), OBS_DIM, DEF_A, DEF_B,                 \
                          NAME##_step_fn, NAME##_reset_fn);                                   \
     }                                                                                        \
+    static void NAME##_observe_fn(const void *p, const void *s, int just_reset, float *obs) \
+    {                                                                                        \
+        NAME##_observe((const PARAMS_T *)p, (const STATE_T *)s, just_reset, obs);            \
+    }                                                                                        \
     static void NAME##_reset_range(const ccgym_batch *b, const uint8_t *mask, double a,     \
                                    double bnd, size_t begin, size_t end)                    \
     {                                                                                        \
         ccgym_drive_reset(b, mask, a, bnd, begin, end, sizeof(STATE_T), OBS_DIM,             \
-                          NAME##_reset_fn);                                                  \
+                          NAME##_reset_fn, NAME##_observe_fn);                               \
     }                                                                                        \
     static void NAME##_bare_range(const ccgym_bare_job *j, size_t begin, size_t end)         \
     {                                                                                        \
@@ -433,6 +476,7 @@ CCGYM_INLINE void ccgym_bare_loop(const ccgym_bare_job *j, size_t begin, size_t 
     .n_param_fields = (int)(sizeof NAME##_param_fields / sizeof NAME##_param_fields[0]),      \
     .params_init = NAME##_params_init_values, .step_range = STEP_RANGE,                       \
     .reset_range = NAME##_reset_range, .reset_one = NAME##_reset_fn,                          \
+    .observe_one = NAME##_observe_fn,                                                         \
     .bare_range = NAME##_bare_range, .fast = &NAME##_fast_def
 
 #endif /* CCGYM_DRIVER_H_ */

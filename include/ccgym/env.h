@@ -56,6 +56,14 @@ typedef void (*ccgym_step_fn)(const void *params, void *state, ccgym_pcg64 *rng,
  * (uniform in [-a, a] x [-b, b]) for a symmetric one such as Pendulum. */
 typedef void (*ccgym_reset_fn)(const void *params, void *state, ccgym_pcg64 *rng,
                                double a, double b, float *obs);
+/* An instance's observation rebuilt from its state alone, bit for bit what
+ * the exact step (just_reset = 0) or reset (just_reset = 1) that left the
+ * state wrote: the core re-derives the last observations it reports (a
+ * masked reset's other rows, snapshots) from memory it owns, never from
+ * arrays it handed out. (Acrobot's reset observation is numpy's float32 trig
+ * of its float32 state, its step's float64 trig: hence just_reset.) */
+typedef void (*ccgym_observe_fn)(const void *params, const void *state, int just_reset,
+                                 float *obs);
 
 /* The bench ceiling's job (see ccgym/ceiling.h): n instances stepped `steps`
  * times, step t taking row t % n_action_rows of actions. */
@@ -99,6 +107,8 @@ typedef struct ccgym_env_def {
                         size_t begin, size_t end);
     /* One instance's exact reset (writes its state and observation). */
     ccgym_reset_fn reset_one;
+    /* One instance's last observation from its state (see ccgym_observe_fn). */
+    ccgym_observe_fn observe_one;
     /* The bench ceiling's bare loop over instances [begin, end). */
     void (*bare_range)(const ccgym_bare_job *job, size_t begin, size_t end);
     /* precision="fast": this env with the vectorised step (itself when it has none). */

@@ -84,6 +84,10 @@ cdef extern from "ccgym/driver.h" nogil:
         double *reward
         uint8_t *terminated
         uint8_t *truncated
+        double *out_reward
+        uint8_t *out_terminated
+        uint8_t *out_truncated
+        float *saved_obs
         float *final_obs
         double *final_return
         int64_t *final_length
@@ -93,3 +97,4 @@ cdef extern from "ccgym/driver.h" nogil:
                           int n_threads)
     void ccgym_batch_reset(const ccgym_env_def *d, ccgym_batch *b, const uint8_t *mask,
                            double a, double bnd, int n_threads)
+    void ccgym_batch_observe(const ccgym_env_def *d, const ccgym_batch *b, float *out)

@@ -594,9 +594,6 @@ cdef class _Outputs:
         return _view(self.block, self.o_terminated if k == 2 else self.o_truncated, 1, dims,
                      cnp.NPY_BOOL, False)
 
-    cdef void copy_from(self, _Outputs other) noexcept:
-        memcpy(self.block.data, other.block.data, self.nbytes)
-
 
 _BUSY = ("this environment is being stepped or reset by another thread; ccgym envs are not "
          "thread-safe: give each thread its own env")
@@ -611,7 +608,11 @@ cdef enum:
     _M_FINAL_OBS = 5
     _M_FINAL_RETURN = 6
     _M_FINAL_LENGTH = 7
-    _M_COUNT = 8
+    _M_REWARD = 8       # the last outputs but obs, the core's own (a step copies them out)
+    _M_TERMINATED = 9
+    _M_TRUNCATED = 10
+    _M_SAVED_OBS = 11   # a restored snapshot's observations (ccgym_batch.saved_obs)
+    _M_COUNT = 12
 
 
 cdef class Batch:
@@ -639,6 +640,15 @@ cdef class Batch:
     returned arrays are the caller's: never written again while anything
     refers to them (an output set nothing refers to any more is reused);
     without, they are the core's own views, overwritten by the next call.
+    Either way the core never reads them back: what a caller writes into
+    them cannot come back. Rewards and flags are kept in the core's own
+    memory (``reward``, ``terminated``, ``truncated``) and copied out by the
+    step; a last observation that a call reports again (the rows a masked
+    reset leaves alone, ``get_state``) is rebuilt from the instance's state
+    by the env table's observe (exact: bit for bit the step's or reset's;
+    precision="fast": the exact observation of the fast state), or is a
+    restored snapshot's. ``obs`` is the output array the last step or reset
+    wrote (as handed out).
 
     Concurrency: one guard. Every call that reads or changes the batch holds
     it; a call from a second thread meanwhile raises RuntimeError. It is set
@@ -741,6 +751,10 @@ cdef class Batch:
         sizes[_M_FINAL_OBS] = n * self.obs_dim * 4
         sizes[_M_FINAL_RETURN] = n * 8
         sizes[_M_FINAL_LENGTH] = n * 8
+        sizes[_M_REWARD] = n * 8
+        sizes[_M_TERMINATED] = n
+        sizes[_M_TRUNCATED] = n
+        sizes[_M_SAVED_OBS] = n * self.obs_dim * 4
         cdef int k
         self._off[0] = 0
         for k in range(_M_COUNT):
@@ -763,14 +777,20 @@ cdef class Batch:
         self._b.final_obs = <float *>(m + self._off[_M_FINAL_OBS])
         self._b.final_return = <double *>(m + self._off[_M_FINAL_RETURN])
         self._b.final_length = <int64_t *>(m + self._off[_M_FINAL_LENGTH])
+        self._b.reward = <double *>(m + self._off[_M_REWARD])
+        self._b.terminated = <uint8_t *>(m + self._off[_M_TERMINATED])
+        self._b.truncated = <uint8_t *>(m + self._off[_M_TRUNCATED])
+        # Before any reset the last observations are zeros (a masked reset
+        # before the first full one leaves zeros in the other rows).
+        self._b.saved_obs = <float *>(m + self._off[_M_SAVED_OBS])
         self._point_outputs()
         self.seed_entropy()
 
     cdef inline void _point_outputs(self) noexcept:
         self._b.obs = self._cur.obs
-        self._b.reward = self._cur.reward
-        self._b.terminated = self._cur.terminated
-        self._b.truncated = self._cur.truncated
+        self._b.out_reward = self._cur.reward
+        self._b.out_terminated = self._cur.terminated
+        self._b.out_truncated = self._cur.truncated
 
     cdef _init_params(self, dict p):
         fields = PARAM_FIELDS[self.kind]
@@ -819,11 +839,11 @@ cdef class Batch:
             nd = 2
             dims[1] = 4
             typenum = cnp.NPY_UINT64
-        elif which == _M_PENDING:
+        elif which == _M_PENDING or which == _M_TERMINATED or which == _M_TRUNCATED:
             typenum = cnp.NPY_BOOL
-        elif which == _M_RETURN or which == _M_FINAL_RETURN:
+        elif which == _M_RETURN or which == _M_FINAL_RETURN or which == _M_REWARD:
             typenum = cnp.NPY_FLOAT64
-        elif which == _M_FINAL_OBS:
+        elif which == _M_FINAL_OBS or which == _M_SAVED_OBS:
             nd = 2
             dims[1] = self.obs_dim
             typenum = cnp.NPY_FLOAT32
@@ -833,20 +853,34 @@ cdef class Batch:
 
     @property
     def obs(self):
-        """The last observations (a read-only view)."""
+        """The output array of observations the last step or reset wrote, a
+        read-only view (what a caller wrote into it shows; the core never
+        reads it: see last_obs)."""
         return self._cur.readonly(0)
 
     @property
+    def last_obs(self):
+        """Each instance's last observation from the core's own memory (a
+        new read-only array): what get_state and a masked reset report."""
+        cdef cnp.npy_intp dims[2]
+        dims[0] = self.num_envs
+        dims[1] = self.obs_dim
+        cdef _Block block = _Block(self.num_envs * self.obs_dim * sizeof(float))
+        ccgym_batch_observe(self._def, &self._b, <float *>block.data)
+        return _view(block, 0, 2, dims, cnp.NPY_FLOAT32, False)
+
+    @property
     def reward(self):
-        return self._cur.readonly(1)
+        """The last rewards (a read-only view of the core's own copy)."""
+        return self._mem_view(_M_REWARD, False)
 
     @property
     def terminated(self):
-        return self._cur.readonly(2)
+        return self._mem_view(_M_TERMINATED, False)
 
     @property
     def truncated(self):
-        return self._cur.readonly(3)
+        return self._mem_view(_M_TRUNCATED, False)
 
     @property
     def final_obs(self):
@@ -1065,29 +1099,11 @@ cdef class Batch:
             raise TypeError(f"reset_mask must be a numpy array of dtype bool, got {mask!r}")
         return _c_input(mask, cnp.NPY_BOOL, self.num_envs, -1, False, _EXACT, "reset_mask")
 
-    cdef int _writable_outputs(self, bint carry) except -1:
-        """With copy_outputs, makes the current output set one nothing else
-        refers to before C writes part of it (a reset, a restore), carrying
-        the current values over when `carry`."""
-        cdef _Outputs fresh
-        if not self.copy_outputs or self._cur.unreferenced():
-            return 0
-        if self._spare is not None and self._spare.unreferenced():
-            fresh = self._spare
-        else:
-            fresh = _Outputs(self.num_envs, self.obs_dim)
-        if carry:
-            fresh.copy_from(self._cur)
-        self._spare = self._cur
-        self._cur = fresh
-        self._point_outputs()
-        return 0
-
     cdef int _fresh_outputs(self) except -1:
-        """With copy_outputs, before a step (which writes every output of
-        every instance): the current set if nothing refers to it any more
-        (still in cache), else the one handed out before if that is free,
-        else a new one."""
+        """With copy_outputs, before a step or a reset (which write every
+        output row, reading none): the current set if nothing refers to it
+        any more (still in cache), else the one handed out before if that is
+        free, else a new one."""
         if not self.copy_outputs or self._cur.unreferenced():
             return 0
         cdef _Outputs prev = self._cur
@@ -1132,7 +1148,7 @@ cdef class Batch:
         if mask is not None:
             marr = self._mask(mask)
             m = <const uint8_t *>cnp.PyArray_DATA(marr)
-        self._writable_outputs(mask is not None)  # never into handed-out arrays
+        self._fresh_outputs()  # never into handed-out arrays
         with nogil:
             ccgym_batch_reset(self._def, &self._b, m, da, db, self.num_threads)
         return 0
@@ -1371,8 +1387,8 @@ cdef class Batch:
         return out
 
     def obs_single(self):
-        """A copy of instance 0's observation."""
-        return self._obs0()
+        """A copy of instance 0's last observation (see last_obs)."""
+        return np.array(self.last_obs[0])
 
     # ---------------------------------------------------------------- snapshots
     # Everything that evolves (not the parameters): enough to clone a batch,
@@ -1390,7 +1406,7 @@ cdef class Batch:
         try:
             snap = {"kind": self.kind, "num_envs": self.num_envs, "has_reset": self.has_reset}
             for name in Batch._STATE_ARRAYS:
-                snap[name] = np.array(getattr(self, name))
+                snap[name] = np.array(getattr(self, "last_obs" if name == "obs" else name))
             return snap
         finally:
             self._depth -= 1
@@ -1414,10 +1430,10 @@ cdef class Batch:
         if name == "final_length":
             return cnp.NPY_INT64, n, -1, _M_FINAL_LENGTH
         if name == "obs":
-            return cnp.NPY_FLOAT32, n, self.obs_dim, -1
+            return cnp.NPY_FLOAT32, n, self.obs_dim, _M_SAVED_OBS
         if name == "reward":
-            return cnp.NPY_FLOAT64, n, -1, -2
-        return cnp.NPY_BOOL, n, -1, (-3 if name == "terminated" else -4)
+            return cnp.NPY_FLOAT64, n, -1, _M_REWARD
+        return cnp.NPY_BOOL, n, -1, (_M_TERMINATED if name == "terminated" else _M_TRUNCATED)
 
     def set_state(self, snap):
         """Restores a snapshot taken by get_state from a batch of the same kind
@@ -1455,7 +1471,6 @@ cdef class Batch:
         has_reset = snap.get("has_reset", True)
         if not isinstance(has_reset, (bool, np.bool_)):
             raise ValueError(f"state['has_reset'] must be a bool, got {has_reset!r}")
-        self._writable_outputs(False)
         # From here on C only: the restore is whole or not at all.
         cdef int w
         cdef cnp.ndarray a
@@ -1471,17 +1486,10 @@ cdef class Batch:
                 for i in range(self.num_envs):
                     self._b.episode_start[i] = <int64_t>(<uint64_t>self._b.t - el[i])
                 continue
-            if w >= 0:
-                dst = self._mem.data + self._off[w]
-            elif w == -1:
-                dst = <char *>self._cur.obs
-            elif w == -2:
-                dst = <char *>self._cur.reward
-            elif w == -3:
-                dst = <char *>self._cur.terminated
-            else:
-                dst = <char *>self._cur.truncated
+            dst = self._mem.data + self._off[w]
             memcpy(dst, cnp.PyArray_DATA(a), nbytes)
+        # The snapshot's observations are the last ones (whatever the state).
+        self._b.saved_obs = <float *>(self._mem.data + self._off[_M_SAVED_OBS])
         # Episode starts went down: the next step looks for truncations (and
         # finds the new bound).
         self._b.start_bound = INT64_MIN
