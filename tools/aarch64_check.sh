@@ -44,8 +44,15 @@ if [ ! -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ]; then
   echo "binfmt_misc has no qemu-aarch64 entry: cannot run arm64 binaries" >&2; exit 1
 fi
 
-if [ ! -x "$ROOT/usr/bin/python3" ]; then
-  log "debootstrap $SUITE arm64 into $ROOT"
+# debootstrap removes $ROOT/debootstrap when it completes: a root that still
+# has it was interrupted, and is made again from scratch.
+if [ ! -x "$ROOT/usr/bin/python3" ] || [ -d "$ROOT/debootstrap" ]; then
+  if [ -d "$ROOT" ]; then
+    log "$ROOT is incomplete: removing it"
+    for m in proc sys dev/pts dev; do umount -l "$ROOT/$m" 2>/dev/null || true; done
+    rm -rf --one-file-system "$ROOT"
+  fi
+  log "debootstrap $SUITE arm64 into $ROOT (about an hour on 2 busy cores)"
   debootstrap --arch=arm64 --variant=minbase \
     --include=python3,python3-venv,python3-dev,gcc,libc6-dev,ca-certificates \
     "$SUITE" "$ROOT" "$MIRROR"
