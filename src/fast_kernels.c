@@ -21,6 +21,15 @@
 #include <immintrin.h>
 #endif
 
+/* GCC's "no loop-carried dependence" hint; clang and others do not know the
+ * pragma (-Wunknown-pragmas) and vectorise these loops with their own run-time
+ * checks instead. */
+#if defined(__GNUC__) && !defined(__clang__)
+#define CCGYM_IVDEP _Pragma("GCC ivdep")
+#else
+#define CCGYM_IVDEP
+#endif
+
 #ifndef CCGYM_FAST_SUFFIX
 #error "compile with -DCCGYM_FAST_SUFFIX=<isa>"
 #endif
@@ -251,7 +260,7 @@ CCGYM_INLINE void cartpole_block(const ccgym_batch *b, const void *actions, size
     }
     ccgym_fast_sincos_n(th, sn, cs, m);
     /* No branches in the passes: random actions would mispredict. */
-#pragma GCC ivdep
+CCGYM_IVDEP
     for (size_t i = 0; i < m; i++) {
         const ccgym_cartpole_params *p = P + i * ps;
         const double x_dot = xd[i], theta_dot = thd[i];
@@ -357,7 +366,7 @@ CCGYM_INLINE void pendulum_block(const ccgym_batch *b, const void *actions, size
     for (size_t i = 0; i < m; i++)
         th[i] = st[i].th;
     ccgym_fast_sincos_n(th, sn, cs, m);
-#pragma GCC ivdep
+CCGYM_IVDEP
     for (size_t i = 0; i < m; i++) {
         const ccgym_pendulum_params *p = P + i * ps;
         const double thi = th[i], thdot = st[i].thdot, dt = p->dt;
@@ -411,7 +420,7 @@ CCGYM_INLINE void acrobot_dsdt(const ccgym_acrobot_params *P, const size_t ps, s
     ccgym_fast_sincos_n(y[0], s1, c1, m);
     ccgym_fast_sincos_n(y[1], s2, c2, m);
     ccgym_fast_sincos_n(sum, s12, c12, m);
-#pragma GCC ivdep
+CCGYM_IVDEP
     for (size_t i = 0; i < m; i++) {
         const ccgym_acrobot_params *p = P + i * ps;
         const double m2 = p->link_mass_2, I1 = p->link_moi, I2 = p->link_moi;
@@ -484,7 +493,7 @@ CCGYM_INLINE void acrobot_block(const ccgym_batch *b, const void *actions, size_
         }
     acrobot_dsdt(P, ps, m, y, torque, k);
     int bad = 0;
-#pragma GCC ivdep
+CCGYM_IVDEP
     for (size_t i = 0; i < m; i++) {
         const ccgym_acrobot_params *p = P + i * ps;
         double ns[4];
