@@ -123,7 +123,7 @@ CCGYM_INLINE void ccgym_pendulum_step_typed(const ccgym_pendulum_params *p,
     s->thdot = newthdot;
     *reward = -costs;
     *terminated = 0;
-    pendulum_observe(s, obs);
+    ccgym_pendulum_observe(p, s, 0, obs);
 }
 
 /* (x_init, y_init): the state is uniform in [-x, x] x [-y, y]. */
