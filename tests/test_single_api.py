@@ -7,6 +7,7 @@ from __future__ import annotations
 import copy
 import inspect
 import pickle
+import re
 import subprocess
 import sys
 import textwrap
@@ -472,7 +473,10 @@ BAD_CONTINUOUS = [
 
 
 @pytest.mark.parametrize("wrapped", [False, True], ids=["raw", "make"])
-@pytest.mark.parametrize("action", BAD_CONTINUOUS, ids=[repr(a) for a in BAD_CONTINUOUS])
+# ids stable across processes (pytest-xdist's workers must collect the same
+# ids): no object addresses.
+@pytest.mark.parametrize("action", BAD_CONTINUOUS,
+                         ids=[re.sub(r" at 0x[0-9a-f]+", "", repr(a)) for a in BAD_CONTINUOUS])
 @pytest.mark.parametrize("env_id", CONTINUOUS_IDS)
 def test_bad_continuous_action(env_id, action, wrapped):
     env = make(f"ccgym/{env_id}") if wrapped else raw(env_id)

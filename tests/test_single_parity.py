@@ -16,6 +16,7 @@ float32 arrays, the action spaces' dtype (ccgym computes in float32).
 from __future__ import annotations
 
 import math
+import re
 import struct
 import warnings
 from typing import Any
@@ -443,7 +444,10 @@ INVALID_RESET_OPTIONS = {
 
 
 def _invalid_ids(env_id):
-    return [f"{env_id}-{o}" for o, _ in INVALID_RESET_OPTIONS[kind_of(env_id)]]
+    # Stable across processes (pytest-xdist's workers must collect the same
+    # ids): no object addresses.
+    return [re.sub(r" at 0x[0-9a-f]+", "", f"{env_id}-{o}")
+            for o, _ in INVALID_RESET_OPTIONS[kind_of(env_id)]]
 
 
 @pytest.mark.parametrize(

@@ -407,17 +407,23 @@ class VecMonitor(_SB3VecMonitor):
         if dones.any():
             # Our infos are fresh dicts each step: no copy needed.
             t = round(time.time() - self.t_start, 6)
+            returns, lengths = core.final_return, core.final_length
             for i in np.flatnonzero(dones).tolist():
                 info = infos[i]
-                episode_info = {"r": np.float32(core.final_return[i]),
-                                "l": np.int32(core.final_length[i]), "t": t}
-                for key in self.info_keywords:
-                    episode_info[key] = info[key]
-                info["episode"] = episode_info
+                info["episode"] = episode_info = self._episode_info(
+                    returns[i], lengths[i], t, info)
                 self.episode_count += 1
                 if self.results_writer:
                     self.results_writer.write_row(episode_info)
         return obs, rewards, dones, infos
+
+    def _episode_info(self, ret: float, length: int, t: float,
+                      info: dict[str, Any]) -> dict[str, Any]:
+        # SB3's VecMonitor's episode info: float32 return, int32 length.
+        episode_info = {"r": np.float32(ret), "l": np.int32(length), "t": t}
+        for key in self.info_keywords:
+            episode_info[key] = info[key]
+        return episode_info
 
 
 # What Gymnasium's classic-control envs put in the info of a step: nothing.
@@ -476,24 +482,15 @@ class _MonitoredVecMonitor(VecMonitor):
         inner = self.venv.env_is_wrapped(wrapper_class, indices)
         return [w or issubclass(Monitor, wrapper_class) for w in inner]
 
-    def step_wait(self) -> VecEnvStepReturn:
-        core = self._native_core
-        obs, rewards, dones, infos = self.venv.step_wait()
-        if dones.any():
-            t = round(time.time() - self.t_start, 6)
-            returns, lengths = core.final_return, core.final_length
-            for i in np.flatnonzero(dones).tolist():
-                info = infos[i]
-                episode_info = {"r": round(float(returns[i]), 6), "l": int(lengths[i]), "t": t}
-                for key in self.info_keywords:
-                    # Monitor reads the single env's step info, which is {} for
-                    # every classic-control env: KeyError, as in SB3.
-                    episode_info[key] = _SINGLE_ENV_INFO[key]
-                info["episode"] = episode_info
-                self.episode_count += 1
-                if self.results_writer:
-                    self.results_writer.write_row(episode_info)
-        return obs, rewards, dones, infos
+    def _episode_info(self, ret: float, length: int, t: float,
+                      info: dict[str, Any]) -> dict[str, Any]:
+        # Monitor's episode info: Python float/int, the return rounded to 6
+        # digits; its info_keywords read the single env's step info, which
+        # is {} for every classic-control env: KeyError, as in SB3.
+        episode_info = {"r": round(float(ret), 6), "l": int(length), "t": t}
+        for key in self.info_keywords:
+            episode_info[key] = _SINGLE_ENV_INFO[key]
+        return episode_info
 
 
 def make_vec_env(
