@@ -27,15 +27,21 @@ typedef struct ccgym_acrobot_state {
     double s[4]; /* theta1, theta2, dtheta1, dtheta2 */
 } ccgym_acrobot_state;
 
-/* acrobot.wrap: shift by M - m until inside [m, M]. Reachable states need a
- * step or two; a state far outside (only from set_state) is first brought
- * near by fmod, where Gymnasium would loop for ever (or on inf, not return). */
+/* acrobot.wrap: shift by M - m until inside [m, M], one rounded subtraction
+ * at a time as Gymnasium's loop does (the same bits: a closed form such as
+ * fmod would round differently). Angles reachable by stepping, even from
+ * reset options of any size Gymnasium finishes in reasonable time, stay under
+ * the bound; past 2^24 turns (|x| > ~1e8, where Gymnasium's Python loop takes
+ * seconds per call, and for ever once x - diff == x) the state is first
+ * brought near by fmod, so a step's time stays bounded (~2^24 subtractions
+ * at most). Not finite: returned as it is (Gymnasium would not return). */
+#define CCGYM_ACROBOT_WRAP_MAX_TURNS 16777216.0
 static inline double ccgym_acrobot_wrap(double x, double m, double M)
 {
     const double diff = M - m;
     if (!isfinite(x))
         return x;
-    if (fabs(x) > 64 * diff)
+    if (fabs(x) > CCGYM_ACROBOT_WRAP_MAX_TURNS * diff)
         x = fmod(x, diff);
     while (x > M)
         x = x - diff;
