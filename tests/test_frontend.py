@@ -80,12 +80,18 @@ def test_numpy_int_counts_are_counts():
 
 @pytest.mark.parametrize("mode", ["bogus", 1])
 def test_render_mode_errors_name_the_modes(mode):
-    single = _error(lambda: ccgym.CartPoleEnv(render_mode=mode))
-    assert single == (ValueError, f"render_mode must be None or one of ['human', 'rgb_array'], "
-                                  f"got {mode!r}")
-    assert _error(lambda: sb3.VecEnv("CartPole-v1", 2, render_mode=mode)) == single
-    assert _error(lambda: VectorEnv("CartPole-v1", 2, render_mode=mode)) == (
-        ValueError, f"render_mode must be None or 'rgb_array', got {mode!r}")
+    # Issue 16: the single and vector envs take any string, as Gymnasium's
+    # classes do (a non-string is the same TypeError in both); the SB3 VecEnv
+    # renders only the modes it names, and says which.
+    if isinstance(mode, str):
+        assert ccgym.CartPoleEnv(render_mode=mode).render_mode == mode
+        assert VectorEnv("CartPole-v1", 2, render_mode=mode).render_mode == mode
+    else:
+        single = _error(lambda: ccgym.CartPoleEnv(render_mode=mode))
+        assert single == (TypeError, f"render_mode must be None or a str, got {mode!r}")
+        assert _error(lambda: VectorEnv("CartPole-v1", 2, render_mode=mode)) == single
+    assert _error(lambda: sb3.VecEnv("CartPole-v1", 2, render_mode=mode)) == (
+        ValueError, f"render_mode must be None or one of ['human', 'rgb_array'], got {mode!r}")
 
 
 # -------------------------------------------------------------------- seeds

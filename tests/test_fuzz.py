@@ -164,12 +164,32 @@ def vec(env_id: str, n: int, mode: str = "NextStep"):
     return _VEC_CACHE[key]
 
 
-def canonical_vector_actions(env_id: str, n: int, actions) -> np.ndarray:
+def _all_python_numbers(obj) -> bool:
+    if isinstance(obj, (list, tuple)):
+        return all(_all_python_numbers(x) for x in obj)
+    return type(obj) in (float, int, bool)
+
+
+def canonical_continuous(env_id: str, action, shape: tuple[int, ...]):
+    """The plain input an accepted continuous action computes as: Gymnasium
+    computes in the action's own precision (issue 16), so the canonical form
+    keeps it -- a native, contiguous array of the same float16/float32, else
+    float64 (other floats, ints, bools); a list of Python numbers stays a
+    list of Python floats (MountainCarContinuous computes those as Python
+    floats, Pendulum as float64)."""
     with quiet(), np.errstate(all="ignore"):
-        arr = np.asarray(actions)
-        if env_id in CONTINUOUS_IDS:
-            return np.ascontiguousarray(arr.astype(np.float32).reshape(n, 1))
-        return np.ascontiguousarray(arr.astype(np.int64))
+        if isinstance(action, (list, tuple)) and _all_python_numbers(action):
+            return np.asarray(action, dtype=np.float64).reshape(shape).tolist()
+        arr = np.asarray(action)
+        dt = arr.dtype if arr.dtype.kind == "f" and arr.dtype.itemsize in (2, 4) else np.float64
+        return np.ascontiguousarray(arr.astype(np.dtype(dt).newbyteorder("=")).reshape(shape))
+
+
+def canonical_vector_actions(env_id: str, n: int, actions):
+    if env_id in CONTINUOUS_IDS:
+        return canonical_continuous(env_id, actions, (n, 1))
+    with quiet(), np.errstate(all="ignore"):
+        return np.ascontiguousarray(np.asarray(actions).astype(np.int64))
 
 
 def check_vector_step(env, ref, env_id: str, n: int, actions) -> None:
@@ -210,8 +230,7 @@ def test_vector_step_anything(data, env_id, n):
 
 def canonical_single_action(env_id: str, action):
     if env_id in CONTINUOUS_IDS:
-        with quiet(), np.errstate(all="ignore"):
-            return np.asarray(action).astype(np.float32).reshape(1)
+        return canonical_continuous(env_id, action, (1,))
     return int(action)
 
 
@@ -416,9 +435,11 @@ def test_single_constructor_keywords():
         for bad in ["1", None, [1.0], np.ones(2), 1 + 1j, True]:
             with pytest.raises(CLEAN):
                 cls(**{kw: bad})
-    for bad in ["yes", 2, b"human"]:
+    for bad in [2, b"human"]:
         with pytest.raises(CLEAN):
             ccgym.envs.CartPoleEnv(render_mode=bad)
+    # Any string is a render_mode, as for Gymnasium's classes (issue 16).
+    assert ccgym.envs.CartPoleEnv(render_mode="yes").render_mode == "yes"
 
 
 # ----------------------------------------------------- subprocess (crashy)

@@ -226,9 +226,11 @@ def arr_recipes(draw, good_shape: tuple, n_actions: int | None, prefer: str) -> 
 
 def canonical(env_id: str, n: int | None, action: Any) -> tuple[str, Any]:
     """Gymnasium's view of a batch (n) or single (n None) action ccgym may
-    take: ("valid", what to give Gymnasium) for one ccgym must accept;
-    ("cast", ...) for one ccgym may accept, then computed on the float32 cast
-    (README: continuous actions are cast to float32); ("invalid", None) for
+    take: ("valid", what to give Gymnasium) for one ccgym must accept and
+    compute as Gymnasium computes that input -- continuous actions in their
+    own dtype (issue 16), so Gymnasium gets the same values and dtype in
+    native byte order; ("cast", ...) for one ccgym may refuse (wider than
+    float64, which Gymnasium computes in long double); ("invalid", None) for
     one it must reject."""
     try:
         with quiet():
@@ -237,13 +239,20 @@ def canonical(env_id: str, n: int | None, action: Any) -> tuple[str, Any]:
         return "invalid", None
     if env_id in CONTINUOUS:
         ok_shapes = [(1,)] if n is None else [(n, 1), (n,)]
-        if arr.shape not in ok_shapes or arr.dtype.kind not in "fiu":
+        if arr.shape not in ok_shapes or arr.dtype.kind not in "fiub":
             return "invalid", None
-        with quiet():
-            cast = np.array(arr, dtype=np.float32).reshape((1,) if n is None else (n, 1))
-        if arr.dtype.kind == "f" and arr.dtype.itemsize == 4:
-            return "valid", cast
-        return "cast", cast
+        shape = (1,) if n is None else (n, 1)
+        if arr.dtype.kind == "f" and arr.dtype.itemsize > 8:
+            with quiet():
+                return "cast", np.array(arr, dtype=np.float64).reshape(shape)
+        given = np.ascontiguousarray(arr.astype(arr.dtype.newbyteorder("="))).reshape(shape)
+        if env_id == "MountainCarContinuous-v0" and given.dtype == np.float64:
+            # Gymnasium's reward takes math.pow(action[0], 2): OverflowError
+            # for a finite float64 whose square overflows.
+            big = np.isfinite(given) & (np.abs(given) > 1.3407807929942596e154)
+            if big.any():
+                return "invalid", None
+        return "valid", given
     if arr.dtype.kind not in "iu" or arr.shape != (n,):
         return "invalid", None
     if not np.all((arr >= 0) & (arr < N_ACTIONS[env_id])):

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from ccgym import envs
 from ccgym._version import __version__
-from ccgym._registration import ENV_IDS, ENV_SPECS
+from ccgym._registration import ENV_IDS, ENV_SPECS, vector_class_name
 from ccgym._registration import register as _register
 from ccgym.envs import (
     AcrobotEnv,

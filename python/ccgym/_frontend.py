@@ -11,6 +11,7 @@ nothing here is part of ccgym's public API.
 from __future__ import annotations
 
 import math
+import sys
 from typing import Any
 
 import gymnasium as gym
@@ -278,3 +279,43 @@ def warn_no_render_mode(factory: str, env_id: str) -> None:
         "You can specify the render_mode at initialization, "
         f'e.g. {factory}("{env_id}", render_mode="rgb_array")'
     )
+
+
+# Python 3.12 made sum() of floats compensated (Neumaier); SB3's Monitor
+# logs round(sum(episode rewards), 6), so its episode returns depend on the
+# Python version.
+COMPENSATED_SUM = sys.version_info >= (3, 12)
+
+
+class EpisodeSums:
+    """Per-instance episode returns that end exactly as Python's ``sum()`` of
+    the episode's float64 rewards on this Python: sequential before 3.12,
+    Neumaier-compensated from 3.12 (CPython's float loop: ``t = s + x``; the
+    lost low part into ``c``; ``s + c`` at the end when ``c`` is non-zero and
+    finite). Starting from 0.0 instead of sum()'s int 0 changes nothing."""
+
+    def __init__(self, n: int) -> None:
+        self.s = np.zeros(n)
+        self.c = np.zeros(n)
+
+    def add(self, rewards: np.ndarray) -> None:
+        """One step's float64 rewards, one per instance."""
+        s = self.s
+        t = s + rewards
+        if COMPENSATED_SUM:
+            with np.errstate(invalid="ignore", over="ignore"):
+                self.c += np.where(np.abs(s) >= np.abs(rewards), (s - t) + rewards,
+                                   (rewards - t) + s)
+        self.s = t
+
+    def total(self, i: int) -> float:
+        """Instance i's return: what sum() of its rewards gives."""
+        f, c = float(self.s[i]), float(self.c[i])
+        if c and math.isfinite(c):
+            f += c
+        return f
+
+    def clear(self, index: Any = slice(None)) -> None:
+        """Start new episodes for ``index`` (all by default)."""
+        self.s[index] = 0.0
+        self.c[index] = 0.0

@@ -35,6 +35,8 @@ from stable_baselines3.common.vec_env.base_vec_env import (
 
 from ccgym import _core
 from ccgym._frontend import (
+    COMPENSATED_SUM,
+    EpisodeSums,
     apply_seeds,
     batch_seeds,
     check_batch_args,
@@ -404,10 +406,11 @@ class VecMonitor(_SB3VecMonitor):
         if core is None:
             return super().step_wait()
         obs, rewards, dones, infos = self.venv.step_wait()
+        returns = self._step_returns(core, dones)
         if dones.any():
             # Our infos are fresh dicts each step: no copy needed.
             t = round(time.time() - self.t_start, 6)
-            returns, lengths = core.final_return, core.final_length
+            lengths = core.final_length
             for i in np.flatnonzero(dones).tolist():
                 info = infos[i]
                 info["episode"] = episode_info = self._episode_info(
@@ -416,6 +419,11 @@ class VecMonitor(_SB3VecMonitor):
                 if self.results_writer:
                     self.results_writer.write_row(episode_info)
         return obs, rewards, dones, infos
+
+    def _step_returns(self, core: _core.Batch, dones: np.ndarray) -> np.ndarray:
+        # The episode returns of the instances done at this step (others:
+        # any value): the C driver's float64 sums, as SB3's VecMonitor's.
+        return core.final_return
 
     def _episode_info(self, ret: float, length: int, t: float,
                       info: dict[str, Any]) -> dict[str, Any]:
@@ -462,6 +470,9 @@ class _MonitoredVecMonitor(VecMonitor):
                 extra_keys=tuple(info_keywords), override_existing=False)
         self.allow_early_resets = bool(allow_early_resets)
         self._monitor_started = False
+        # Monitor's return is sum() of the episode's rewards, compensated
+        # from Python 3.12: kept here then (before, the C sums are the same).
+        self._sums = EpisodeSums(self.num_envs) if COMPENSATED_SUM else None
 
     def reset(self) -> VecEnvObs:
         if not self.allow_early_resets and self._monitor_started:
@@ -473,7 +484,20 @@ class _MonitoredVecMonitor(VecMonitor):
             )
         obs = super().reset()
         self._monitor_started = True
+        if self._sums is not None:
+            self._sums.clear()
         return obs
+
+    def _step_returns(self, core: _core.Batch, dones: np.ndarray) -> np.ndarray:
+        sums = self._sums
+        if sums is None:
+            return core.final_return
+        sums.add(core.reward)
+        returns = sums.s.copy()
+        for i in np.flatnonzero(dones).tolist():
+            returns[i] = sums.total(i)
+        sums.clear(dones)
+        return returns
 
     def env_is_wrapped(self, wrapper_class: type[gym.Wrapper],
                        indices: VecEnvIndices = None) -> list[bool]:
