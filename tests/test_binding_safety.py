@@ -25,6 +25,7 @@ import pytest
 import ccgym
 from ccgym import _core
 from subprocess_helpers import run_isolated
+from array_helpers import set_shape
 
 DISCRETE_IDS = ["CartPole-v1", "MountainCar-v0", "Acrobot-v1"]
 CONTINUOUS_IDS = ["Pendulum-v1", "MountainCarContinuous-v0"]
@@ -272,12 +273,12 @@ def test_reshaped_dtype_changed_frozen_outputs_do_not_leak_into_later_steps(copy
         for x, y in zip((obs, rew, term, trunc), ref[:4]):
             assert bits(x) == bits(y), t
         if t % 3 == 0:
-            obs.shape = (n * 4,)
+            set_shape(obs, (n * 4,))
         elif t % 3 == 1:
             obs.dtype = np.int32
             rew.flags.writeable = False
         else:
-            term.shape = (n, 1)
+            set_shape(term, (n, 1))
             trunc.dtype = np.uint8
 
 

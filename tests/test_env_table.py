@@ -16,6 +16,7 @@ from gymnasium.envs.classic_control import utils as gym_utils
 
 import ccgym
 from ccgym import _ceiling, _core, _params, _render, envs
+from array_helpers import set_shape
 
 GYM_CLASSES = {
     "CartPole": gym.envs.classic_control.CartPoleEnv,
@@ -268,7 +269,7 @@ def test_ceiling_run_buffers_cannot_be_replaced_or_resized():
                 base.resize(1 << 20)
             base = base.base
     # Reshaping in place or dropping writeability of a view changes nothing C uses.
-    run.obs.shape = (n * 6,)
+    set_shape(run.obs, (n * 6,))
     actions = np.zeros((3, n), dtype=np.int64)
     run.run(actions, 50)
     ref.run(actions, 50)

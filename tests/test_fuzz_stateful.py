@@ -69,6 +69,7 @@ from hypothesis.stateful import (
 )
 
 import ccgym
+from array_helpers import set_shape
 
 INNER = os.environ.get("CCGYM_FUZZ_INNER") == "1"
 EXAMPLES = int(os.environ.get("CCGYM_FUZZ_EXAMPLES", 5))
@@ -531,7 +532,7 @@ class Base(RuleBasedStateMachine):
             if not isinstance(arr, np.ndarray):
                 return
             if how == "reshape":
-                arr.shape = (-1,) if arr.ndim != 1 else (1, -1)
+                set_shape(arr, (-1,) if arr.ndim != 1 else (1, -1))
             elif how == "freeze":
                 arr.flags.writeable = False
             elif how == "view":
