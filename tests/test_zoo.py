@@ -8,13 +8,19 @@ own train on stock Gymnasium with the same seed.
 from __future__ import annotations
 
 import glob
+import importlib.util
+import json
 import os
 import subprocess
 import sys
 
 import pytest
 
-pytest.importorskip("rl_zoo3", reason="RL Zoo is not installed (pip install 'ccgym[zoo]')")
+# Not imported here: importing rl_zoo3 patches Gymnasium's TimeLimit for the
+# whole process (and so every later test in it); the training runs below run
+# it in subprocesses.
+if importlib.util.find_spec("rl_zoo3") is None:
+    pytest.skip("RL Zoo is not installed (pip install 'ccgym[zoo]')", allow_module_level=True)
 
 import numpy as np  # noqa: E402
 import yaml  # noqa: E402
@@ -26,9 +32,8 @@ CONFIG_ALGOS = ["a2c", "ddpg", "dqn", "ppo", "sac", "td3"]
 
 
 def zoo_yml(algo):
-    import rl_zoo3
-
-    path = os.path.join(os.path.dirname(rl_zoo3.__file__), "hyperparams", f"{algo}.yml")
+    spec = importlib.util.find_spec("rl_zoo3")
+    path = os.path.join(list(spec.submodule_search_locations)[0], "hyperparams", f"{algo}.yml")
     with open(path) as f:
         return yaml.safe_load(f)
 
@@ -82,17 +87,34 @@ def _train(cmd, log_folder, steps=256, seed=3):  # 256 = one rollout (8 x 32) an
     return proc.stdout, run_dir
 
 
-def _params(run_dir):
-    from stable_baselines3 import PPO
+# A run's saved model and config.yml are read in a subprocess: unpickling the
+# model (its learning-rate schedule) and config.yml's Python tags import
+# rl_zoo3, which would patch Gymnasium's TimeLimit in this test process.
+_INSPECT = """
+import glob, json, sys, numpy as np, yaml
+from stable_baselines3 import PPO
+run_dir, out = sys.argv[1], sys.argv[2]
+(cfg,) = glob.glob(f"{run_dir}/*/config.yml")
+with open(cfg) as f:
+    config = dict(yaml.unsafe_load(f))
+(path,) = glob.glob(f"{run_dir}/*.zip")
+params = {k: v.numpy() for k, v in PPO.load(path, device="cpu").policy.state_dict().items()}
+np.savez(out, **params)
+print(json.dumps({k: v for k, v in config.items() if isinstance(v, (int, float, str, bool))}))
+print(repr(sorted(config.items())))
+"""
 
-    (path,) = glob.glob(f"{run_dir}/*.zip")
-    return {k: v.numpy() for k, v in PPO.load(path, device="cpu").policy.state_dict().items()}
 
-
-def _config(run_dir):
-    (path,) = glob.glob(f"{run_dir}/*/config.yml")
-    with open(path) as f:
-        return dict(yaml.unsafe_load(f))
+def _inspect(run_dir):
+    """({its scalar config entries}, the repr of all its config's sorted
+    items, {name: parameter}) of a run."""
+    out = os.path.join(run_dir, "inspect.npz")
+    proc = subprocess.run([sys.executable, "-c", _INSPECT, run_dir, out],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    scalars, everything = proc.stdout.strip().split("\n")[-2:]
+    with np.load(out) as f:
+        return json.loads(scalars), everything, {k: f[k] for k in f.files}
 
 
 def test_zoo_train_conf_file_applies_tuned_hyperparameters(tmp_path):
@@ -101,7 +123,7 @@ def test_zoo_train_conf_file_applies_tuned_hyperparameters(tmp_path):
     out, run_dir = _train(["rl_zoo3.train", "--env", "ccgym/CartPole-v1", "--gym-packages",
                            "ccgym", "--conf-file", "ccgym.zoo.ppo"], tmp_path / "dummy")
     assert "Using 'default' hyperparameters" not in out
-    cfg = _config(run_dir)
+    cfg = _inspect(run_dir)[0]
     assert cfg["n_envs"] == 8 and cfg["n_steps"] == 32 and cfg["n_epochs"] == 20
     assert len(glob.glob(f"{run_dir}/*.monitor.csv")) == 8  # the Zoo's DummyVecEnv of Monitors
 
@@ -114,8 +136,21 @@ def test_native_launcher_trains_as_the_zoo_on_stock(tmp_path):
     assert "Loading hyperparameters from: ccgym.zoo.ppo" in out
     assert [os.path.basename(p) for p in glob.glob(f"{native}/*.monitor.csv")] == ["0.monitor.csv"]
     _, stock = _train(["rl_zoo3.train", "--env", "CartPole-v1"], tmp_path / "stock")
-    assert _config(native) == _config(stock)
-    p_native, p_stock = _params(native), _params(stock)
+    (_, c_native, p_native), (_, c_stock, p_stock) = _inspect(native), _inspect(stock)
+    assert c_native == c_stock
     assert p_native.keys() == p_stock.keys()
     for key in p_stock:
         np.testing.assert_array_equal(p_native[key], p_stock[key], err_msg=key)
+
+
+def test_reading_the_zoo_tables_leaves_gymnasium_alone():
+    """ccgym.zoo's tables and argv handling never import rl_zoo3 (whose
+    import replaces gymnasium.wrappers.TimeLimit process-wide)."""
+    out = subprocess.run(
+        [sys.executable, "-c",
+         "import sys, gymnasium, ccgym.zoo, ccgym.zoo.ppo, ccgym.zoo.dqn; "
+         "ccgym.zoo._zoo_argv(['--algo', 'ppo', '--env', 'CartPole-v1']); "
+         "print('rl_zoo3' in sys.modules, "
+         "gymnasium.wrappers.TimeLimit.__module__)"],
+        capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "gymnasium.wrappers.common"]

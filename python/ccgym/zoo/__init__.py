@@ -39,11 +39,22 @@ import ccgym
 __all__ = ["ExperimentManager", "main", "zoo_hyperparams", "zoo_hyperparams_file"]
 
 
+def zoo_package_dir() -> str:
+    """The installed rl_zoo3's folder, found without importing it: importing
+    rl_zoo3 patches Gymnasium's TimeLimit for the whole process (its
+    gym_patches add ``info["TimeLimit.truncated"]``), which reading its
+    tables must not do."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("rl_zoo3")
+    if spec is None or not spec.submodule_search_locations:
+        raise ModuleNotFoundError("RL Zoo is not installed (pip install 'ccgym[zoo]')")
+    return list(spec.submodule_search_locations)[0]
+
+
 def zoo_hyperparams_file(algo: str) -> str:
     """The path of the installed Zoo's ``hyperparams/<algo>.yml``."""
-    import rl_zoo3
-
-    path = os.path.join(os.path.dirname(rl_zoo3.__file__), "hyperparams", f"{algo}.yml")
+    path = os.path.join(zoo_package_dir(), "hyperparams", f"{algo}.yml")
     if not os.path.isfile(path):
         raise ValueError(f"the installed rl_zoo3 has no hyperparameters for algo {algo!r} ({path})")
     return path
