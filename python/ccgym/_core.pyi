@@ -93,6 +93,9 @@ class Batch:
     closed: bool
     has_reset: bool
     copy_outputs: bool
+    uint64_actions: bool
+    @property
+    def asserts_contains(self) -> bool: ...
     after_terminated_hook: Callable[..., Any] | None
     infos_hook: Callable[..., Any] | None
     reset_needed_error: type[BaseException]

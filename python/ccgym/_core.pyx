@@ -63,6 +63,11 @@ cdef extern from "numpy/arrayobject.h":
 #     a Python float, which defers to the state's float32 in velocity += ...
 # "square_overflows": the reward is math.pow(action[0], 2), which raises
 #   OverflowError when a finite float64's square overflows: refused alike.
+# "asserts_contains": the single env's step asserts action_space.contains(action)
+#   first, so it refuses whatever the installed Gymnasium's Discrete refuses:
+#   since Gymnasium 1.2 an unsigned 64-bit integer (no safe cast to int64).
+#   The single env sets Batch.uint64_actions from that (ccgym/envs.py);
+#   Acrobot indexes AVAIL_TORQUE[a] without the check and takes them.
 # "unsigned_zero_wraps": the step computes action - 1 in the action's dtype,
 #   so an unsigned 0 wraps around (np.uint8(0) - 1 == 255, a push to the right
 #   with numpy's overflow warning): refused with a clear error instead.
@@ -81,7 +86,8 @@ _ACTION_RULES = {
                                         "float16": CCGYM_ACTION_F16, "int": CCGYM_ACTION_F64,
                                         "bool": CCGYM_ACTION_F64, "python": CCGYM_ACTION_PY},
                               "square_overflows": True},
-    "MountainCar": {"unsigned_zero_wraps": True},
+    "CartPole": {"asserts_contains": True},
+    "MountainCar": {"unsigned_zero_wraps": True, "asserts_contains": True},
 }
 # The numpy dtype of each action type's arithmetic (None: Python floats).
 _ACTION_DTYPES = {CCGYM_ACTION_F32: np.dtype(np.float32), CCGYM_ACTION_F64: np.dtype(np.float64),
@@ -686,6 +692,8 @@ cdef class Batch:
     cdef public object reset_needed_error
     cdef public object invalid_action_error
     cdef public bint copy_outputs
+    cdef public bint uint64_actions   # the single env's step takes np.uint64 actions
+    cdef readonly bint asserts_contains
     cdef readonly object params_buffer
     cdef _Block _mem                # state, RNG and the per-instance bookkeeping
     cdef size_t _off[_M_COUNT + 1]
@@ -737,6 +745,8 @@ cdef class Batch:
         self._action_types = rules.get("types")
         self._square_overflows = rules.get("square_overflows", False)
         self._unsigned_zero_wraps = rules.get("unsigned_zero_wraps", False)
+        self.asserts_contains = rules.get("asserts_contains", False)
+        self.uint64_actions = True
         self._numpy_reward = kind in _NUMPY_REWARD
         self._last_action_type = CCGYM_ACTION_F32
 
@@ -1345,6 +1355,12 @@ cdef class Batch:
                         and isinstance(action, (np.unsignedinteger, np.ndarray))
                         and action.dtype.kind == "u"):
                     raise self.invalid_action_error(self._unsigned_zero_message(repr(action)))
+                if (not self.uint64_actions and isinstance(action, (np.generic, np.ndarray))
+                        and action.dtype.kind == "u" and action.dtype.itemsize == 8):
+                    raise self.invalid_action_error(
+                        f"{action!r} is not in Discrete({self.n_actions}): Gymnasium's "
+                        f"Discrete.contains refuses uint64 (it cannot be cast safely to "
+                        f"int64); pass a signed integer or a Python int")
             else:
                 raise self.invalid_action_error(
                     f"{action!r} ({type(action).__name__}) is not a valid action for "

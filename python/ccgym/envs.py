@@ -50,6 +50,11 @@ __all__ = [
 ]
 
 
+# Whether the installed Gymnasium's Discrete.contains takes np.uint64 (1.0 and
+# 1.1 do; 1.2 and later refuse it: no safe cast to int64).
+_DISCRETE_TAKES_UINT64 = bool(gym.spaces.Discrete(2).contains(np.uint64(0)))
+
+
 class _CoreEnv(gym.Env):
     """Shared machinery: one C instance, seeding, options, action checks."""
 
@@ -64,6 +69,9 @@ class _CoreEnv(gym.Env):
         self._core.reset_needed_error = gym.error.ResetNeeded
         self._core.invalid_action_error = gym.error.InvalidAction
         self._core.copy_outputs = False  # step1 and reset1 return copies
+        # CartPole and MountainCar assert action_space.contains(action): refuse
+        # what the installed Gymnasium's Discrete refuses (np.uint64 since 1.2).
+        self._core.uint64_actions = _DISCRETE_TAKES_UINT64 or not self._core.asserts_contains
         # step is bound per instance: straight to the core's step1 (one Python
         # frame less), or stepping then drawing in render_mode="human".
         # Thread safety: every step and reset is one core call, and the core
