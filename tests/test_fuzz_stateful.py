@@ -605,6 +605,12 @@ class SingleMachine(Base):
             ok = self.ref.action_space.contains(action)
         except Exception:  # noqa: BLE001 - a value numpy cannot take
             ok = False
+        if not ok and self.env_id == "Acrobot-v1":
+            # Gymnasium's Acrobot does not assert contains: it indexes
+            # AVAIL_TORQUE[a], so it also steps the np.uint64 actions that
+            # Gymnasium >= 1.2's Discrete refuses (no safe cast to int64).
+            ok = (isinstance(action, (np.generic, np.ndarray)) and action.shape == ()
+                  and action.dtype.kind == "u" and int(action) < 3)
         return ("valid", action) if ok else ("invalid", None)
 
     @rule(data=st.data())
