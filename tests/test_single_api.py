@@ -454,11 +454,21 @@ def test_bad_discrete_action(env_id, action, message, wrapped):
 
 @pytest.mark.parametrize("env_id", DISCRETE_IDS)
 def test_valid_discrete_action_types(env_id):
-    """Python ints, numpy integer scalars and 0-d integer arrays (Discrete.contains accepts them)."""
+    """Python ints, numpy integer scalars and 0-d integer arrays (Discrete.contains accepts them).
+
+    np.uint64 too where the installed Gymnasium steps it (Discrete.contains of
+    Gymnasium 1.0/1.1; Acrobot, which does not assert contains); Gymnasium
+    >= 1.2's CartPole and MountainCar refuse it, and so does ccgym."""
     results = []
-    for action in (1, np.int64(1), np.int8(1), np.uint64(1), np.array(1), np.array(1, np.int16)):
+    uint64_ok = env_id == "Acrobot-v1" or gym.spaces.Discrete(2).contains(np.uint64(1))
+    actions = [1, np.int64(1), np.int8(1), np.array(1), np.array(1, np.int16)]
+    for action in actions + [np.uint64(1), np.array(1, np.uint64)]:
         env = raw(env_id)
         env.reset(seed=0)
+        if not uint64_ok and action.__class__ is not int and action.dtype == np.uint64:
+            with pytest.raises(gym.error.InvalidAction, match="uint64"):
+                env.step(action)
+            continue
         results.append(env.step(action)[0])
     assert all(np.array_equal(results[0], r) for r in results)
 
