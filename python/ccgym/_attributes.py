@@ -195,3 +195,37 @@ def state_array(kind: str, value: Any, length: int,
     if arr.dtype.kind in "iu" and np.any(np.abs(arr.astype(np.float64)) > _MAX_EXACT_INT):
         raise ValueError(f"{kind} state: integers beyond 2**53 are not exact as floats")
     return arr.astype(np.float64), bool(is32)
+
+
+def snapshot(obj: Any) -> Any:
+    """What a handed-out ``state`` holds now, to tell later whether it was
+    mutated in place: an array's dtype, shape and bytes; a list's (or a
+    tuple's holding arrays) items and their arrays' bytes; None for an
+    object that cannot change (a tuple of numbers)."""
+    if isinstance(obj, np.ndarray):
+        return (obj.dtype, obj.shape, obj.tobytes())
+    if isinstance(obj, (list, tuple)):
+        items = tuple((x, snapshot(x) if isinstance(x, (np.ndarray, list, tuple)) else None)
+                      for x in obj)
+        if isinstance(obj, tuple) and all(s is None for _, s in items):
+            return None
+        return (type(obj), len(obj), items)
+    return None
+
+
+def same_snapshot(a: Any, b: Any) -> bool:
+    if a is None or b is None:
+        return a is b
+    if isinstance(a[0], np.dtype):
+        return a[0] == b[0] and a[1] == b[1] and a[2] == b[2]
+    return (a[0] is b[0] and a[1] == b[1] and all(
+        x is y and same_snapshot(sx, sy) for (x, sx), (y, sy) in zip(a[2], b[2])))
+
+
+def check_position(kind: str, position: float) -> None:
+    """The mountain cars' step takes math.cos(3 * position), which raises
+    for an infinite position: refuse it (ValueError, as Gymnasium's step)."""
+    if math.isinf(3.0 * float(position)):
+        raise ValueError(
+            f"{kind} state: position {position}: 3 * position is infinite; Gymnasium's step raises "
+            "ValueError (math domain error) in math.cos(3 * position)")

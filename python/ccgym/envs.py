@@ -103,10 +103,13 @@ class _CoreEnv(gym.Env):
 
     def _bind_step(self) -> None:
         # Straight to the core (no Python frame) unless something must happen
-        # around each step: drawing (render_mode="human") or keeping an
-        # assigned Generator in step with the C stream (Acrobot's noise).
-        synced = self.__dict__.get("_user_rng") is not None and self.kind == "Acrobot"
-        if synced:
+        # around each step: drawing (render_mode="human"), keeping an
+        # assigned Generator in step with the C stream (Acrobot's noise), or
+        # writing back a handed-out `state` the caller may have mutated.
+        d = self.__dict__
+        synced = d.get("_user_rng") is not None and self.kind == "Acrobot"
+        handed = d.get("_handed")
+        if synced or (handed is not None and handed[2] is not None):
             self.step = self._step_synced
         elif self.render_mode == "human":
             self.step = self._step_and_show
@@ -117,7 +120,10 @@ class _CoreEnv(gym.Env):
     def batch(self) -> _core.Batch:
         """The one-instance C batch behind this env (package-internal: for
         ccgym's renderer, pixel wrappers and benchmarks). Its buffers are the
-        env's live state; its methods skip this env's checks."""
+        env's live state (a handed-out ``state`` mutated in place is written
+        back first); its methods skip this env's checks."""
+        if "_handed" in self.__dict__:
+            self._sync_state()
         return self._core
 
     # --------------------------------------------------------- np_random
@@ -196,7 +202,17 @@ class _CoreEnv(gym.Env):
             self._rng_from_core()
 
     def _step_synced(self, action: Any):
+        """step() when something must happen around the core's step1: a
+        handed-out state written back, an assigned Generator kept in step,
+        drawing in render_mode="human"."""
+        handed = "_handed" in self.__dict__
+        if handed:
+            self._sync_state()  # raises (env unchanged) for a state it refuses
         result = self._rng_call(self._core.step1, action)
+        if handed:
+            # The step made a new state (as Gymnasium's makes a new object):
+            # the old one is the caller's now, and step goes back to the core.
+            self._drop_handed()
         if self.render_mode == "human":
             self.render()
         return result
@@ -224,6 +240,7 @@ class _CoreEnv(gym.Env):
             obs = self._core.reset1(seed, a, b)
             self._np_random_seed = seed
         self.__dict__.pop("_written", None)
+        self._drop_handed()
         if self.render_mode == "human":
             self.render()
         return obs, {}
@@ -262,7 +279,7 @@ class _CoreEnv(gym.Env):
             if self.kind in ("CartPole", "Acrobot"):  # Gymnasium's render returns None there
                 return None
             raise reset_needed("render()", "env.")
-        frame = render_batch(self.kind, self._core)[0]
+        frame = render_batch(self.kind, self.batch)[0]
         if self.render_mode == "rgb_array":
             return frame
         if self.render_mode != "human":  # another mode: Gymnasium's render returns None
@@ -285,6 +302,8 @@ class _CoreEnv(gym.Env):
     def get_state(self) -> dict[str, Any]:
         """A snapshot of the env: physics state, RNG stream, last outputs.
         :meth:`set_state` restores it exactly."""
+        if "_handed" in self.__dict__:
+            self._sync_state()
         self._rng_to_core()
         snap = self._core.get_state()
         snap["np_random_seed"] = self._np_random_seed
@@ -307,6 +326,7 @@ class _CoreEnv(gym.Env):
         # The snapshot's stream is the env's now (not an assigned Generator's).
         self._forget_user_rng()
         self.__dict__.pop("_written", None)
+        self._drop_handed()
         bitgen = self._np_random.bit_generator
         bitgen.state = {**bitgen.state, "has_uint32": int(buffered[0]),
                         "uinteger": int(buffered[1])}
@@ -338,10 +358,43 @@ class _CoreEnv(gym.Env):
 
     # ------------------------------------------------------------- state
     # Reading `state` gives Gymnasium's type for where the env is (after a
-    # reset, after a step); a value just written reads back as that very
-    # object until the next step or reset, as in Gymnasium. Writing sets
-    # the C state the next step starts from (a copy: mutating the array
-    # afterwards in place does not reach the env). None un-resets the env.
+    # reset, after a step). As in Gymnasium, `state` is one object until the
+    # next step or reset: every read gives it (a value written reads back as
+    # that very object), and mutating it in place (`s = env.state; s[0] =
+    # 0.1`, or the array or list that was assigned) changes the next step.
+    # The object is kept in _handed = (step count, object, snapshot); while
+    # it is mutable (snapshot not None), step is bound to _step_synced,
+    # which writes it back into C first if it differs from its snapshot,
+    # then drops it (Gymnasium's step makes a new state object, so a
+    # reference kept across a step no longer reaches the env) and binds
+    # step straight to the core again. Every other reader of the C state
+    # (render, get_state, pickling, `batch`) writes it back too. A mutated
+    # state ccgym refuses raises there, the env unchanged. None un-resets.
+    def _hand_out(self, obj: Any) -> None:
+        self.__dict__["_handed"] = (self._step_count(), obj, _attributes.snapshot(obj))
+        self._bind_step()
+
+    def _drop_handed(self) -> None:
+        if self.__dict__.pop("_handed", None) is not None:
+            self._bind_step()
+
+    def _sync_state(self) -> None:
+        """Writes a handed-out state mutated in place back into C."""
+        count, obj, snap = self.__dict__["_handed"]
+        if snap is None:
+            return
+        if count != self._step_count() or not self._core.has_reset:
+            self._drop_handed()  # stepped or reset behind this env's back (batch)
+            return
+        now = _attributes.snapshot(obj)
+        if not _attributes.same_snapshot(now, snap):
+            try:
+                self._set_state_value(obj)
+            except (TypeError, ValueError) as e:
+                raise type(e)(f"the state array was changed in place to a value ccgym "
+                              f"refuses (the env is unchanged): {e}") from None
+            self.__dict__["_handed"] = (count, obj, now)
+
     def _step_count(self) -> int:
         return int(self._core.episode_start[0] + self._core.elapsed[0])
 
@@ -397,17 +450,22 @@ class _CoreEnv(gym.Env):
             if self._state_at_init:
                 return None
             raise self._unset("state")
-        written, value = self._written_value("state")
-        return value if written else self._read_state()
+        handed = self.__dict__.get("_handed")
+        if handed is not None and handed[0] == self._step_count():
+            return handed[1]
+        value = self._read_state()
+        self._hand_out(value)
+        return value
 
     @state.setter
     def state(self, value: Any) -> None:
         if value is None:
             self._core.exclusive(setattr, self._core, "has_reset", False)
             self.__dict__.pop("_written", None)
+            self._drop_handed()
             return
         self._set_state_value(value)
-        self._remember_written("state", value)
+        self._hand_out(value)
 
     def _set_state_value(self, value: Any) -> None:
         raise NotImplementedError
@@ -547,6 +605,7 @@ class MountainCarEnv(_DiscreteEnv):
 
     def _set_state_value(self, value: Any) -> None:
         arr, _ = _attributes.state_array(self.kind, value, 2, float32_ok=False)
+        _attributes.check_position(self.kind, arr[0])
         self._write_state({"position": float(arr[0]), "velocity": float(arr[1])})
 
     def _height(self, xs: Any) -> Any:
@@ -612,6 +671,7 @@ class Continuous_MountainCarEnv(_ContinuousEnv):  # noqa: N801 (Gymnasium's name
                 "MountainCarContinuous state must be a float32 or float64 numpy array "
                 f"(Gymnasium's step computes in its precision), got {value!r}")
         arr, is32 = _attributes.state_array(self.kind, value, 2, float32_ok=True)
+        _attributes.check_position(self.kind, arr[0])
         self._write_state({"position": float(arr[0]), "velocity": float(arr[1]),
                            "state_f32": int(is32)})
 
