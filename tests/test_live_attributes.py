@@ -206,7 +206,8 @@ def test_numpy_scalars_where_gymnasium_computes_the_same():
 
 
 @pytest.mark.parametrize(("kind", "name", "value"), [
-    ("CartPole", "gravity", np.float32(20.0)),     # float32 arithmetic in Gymnasium
+    ("Pendulum", "g", np.float32(5.0)),            # float32 arithmetic in Gymnasium (3 * g)
+    ("MountainCar", "force", np.float32(0.002)),   # (action - 1) * force in float32
     ("Pendulum", "max_torque", np.float64(1.0)),   # np.clip then returns float64
     ("MountainCarContinuous", "power", np.float64(0.002)),
     ("Acrobot", "LINK_MASS_1", np.array(2.0)),
@@ -573,3 +574,115 @@ def test_stream_bit_generator_without_init_is_safe():
         _core.StreamBitGenerator(env.batch, 1)
     with pytest.raises(ValueError, match="PCG64"):
         env.np_random.bit_generator.state = np.random.MT19937(0).state
+
+
+# ------------------------------------------ numpy scalar attribute values
+
+# Attributes Gymnasium combines only with float64 values (ccgym._attributes.
+# NUMPY_NARROW_OK): a numpy float32/float16 value computes as float(value).
+NARROW = {"gravity": 12.3, "masscart": 1.3, "masspole": 0.37, "total_mass": 1.7,
+          "length": 0.61, "polemass_length": 0.21, "force_mag": 7.7, "tau": 0.0317,
+          "theta_threshold_radians": 0.11, "x_threshold": 0.9, "min_position": -0.93,
+          "max_position": 0.43, "goal_position": -0.31, "goal_velocity": 0.0013,
+          "dt": 0.071, "max_speed": 3.3, "MAX_VEL_1": 1.1, "MAX_VEL_2": 2.3,
+          "torque_noise_max": 0.37}
+NARROW_CASES = [("CartPole", n) for n in ("gravity", "masscart", "masspole", "total_mass",
+                                          "length", "polemass_length", "force_mag", "tau",
+                                          "theta_threshold_radians", "x_threshold")] + [
+    ("MountainCar", n) for n in ("min_position", "max_position", "goal_position",
+                                 "goal_velocity")] + [
+    ("Pendulum", "dt"), ("Pendulum", "max_speed"),
+    ("Acrobot", "MAX_VEL_1"), ("Acrobot", "MAX_VEL_2"), ("Acrobot", "torque_noise_max")]
+
+
+@pytest.mark.parametrize(("kind", "name"), NARROW_CASES, ids=[f"{k}.{n}" for k, n in NARROW_CASES])
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, np.float64])
+def test_numpy_float_scalars_compute_as_gymnasium(kind, name, dtype):
+    ref, ours = make_pair(kind)
+    for env in (ref, ours):
+        env.reset(seed=5)
+        setattr(env, name, dtype(NARROW[name]))
+    compare_attrs(ref, ours, [name], "written")
+    run(ref, ours, kind, 150, seed=5, watch=[name])
+
+
+@pytest.mark.parametrize("name", ["dt", "max_speed"])
+@pytest.mark.parametrize("action_dtype", [np.float64, np.float16])
+def test_pendulum_float32_attributes_with_other_action_dtypes(name, action_dtype):
+    ref, ours = make_pair("Pendulum")
+    for env in (ref, ours):
+        env.reset(seed=6)
+        setattr(env, name, np.float32(NARROW[name]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for a in actions("Pendulum", 60, 6):
+            a = a.astype(action_dtype)
+            r, o = ref.step(a), ours.step(a)
+            assert r[0].tobytes() == o[0].tobytes() and bits(r[1]) == bits(o[1])
+            assert same_value(ref.last_u, ours.last_u)
+
+
+@pytest.mark.parametrize(("kind", "name", "value"), [
+    ("Pendulum", "g", np.float16(5.0)),
+    ("Pendulum", "max_torque", np.float32(1.0)),  # np.clip of a float16 action -> float32
+    ("Pendulum", "m", np.float32(2.0)),
+    ("MountainCar", "gravity", np.float32(0.003)),
+    ("MountainCar", "max_speed", np.float32(0.01)),
+    ("MountainCarContinuous", "power", np.float32(0.002)),
+    ("Acrobot", "LINK_MASS_1", np.float32(2.0)),
+    ("Acrobot", "dt", np.float32(0.1)),            # dt / 6.0 in float32 in rk4
+    ("CartPole", "gravity", np.array(20.0)),       # a 0-d array: mutable
+    ("CartPole", "tau", np.array(0.01, np.float32)),
+    ("CartPole", "force_mag", np.uint64(10)),      # -force_mag wraps around
+    ("CartPole", "force_mag", np.int8(10)),
+    ("CartPole", "gravity", np.longdouble(9.8)),
+    ("Pendulum", "l", 2 ** 20),                    # m * l**2 in exact int arithmetic
+    ("Acrobot", "LINK_MASS_2", 2 ** 18),
+])
+def test_numpy_values_gymnasium_computes_differently_are_refused(kind, name, value):
+    env = OURS[kind]()
+    env.reset(seed=0)
+    before = env.batch.params_buffer.copy()
+    old = getattr(env, name)
+    with pytest.raises((TypeError, ValueError), match=name):
+        setattr(env, name, value)
+    assert same_value(getattr(env, name), old)
+    assert np.array_equal(env.batch.params_buffer, before)
+
+
+def test_cartpole_float32_attribute_and_a_python_number_state_are_not_mixed():
+    """Gymnasium's x + tau * x_dot with Python-float state elements and a
+    float32 tau computes in float32: ccgym refuses either order."""
+    env = ce.CartPoleEnv()
+    env.reset(seed=0)
+    env.state = [0.0, 0.1, 0.0, 0.1]
+    with pytest.raises(TypeError, match="tau"):
+        env.tau = np.float32(0.01)
+    assert env.tau == 0.02 and type(env.tau) is float
+    env.step(0)  # a new (float64 array) state: now it may
+    env.tau = np.float32(0.01)
+    buf = env.batch.state_buffer.copy()
+    with pytest.raises(TypeError, match="state"):
+        env.state = [0.0, 0.1, 0.0, 0.1]
+    assert np.array_equal(env.batch.state_buffer, buf)
+    ref = gcc.CartPoleEnv()
+    ref.reset(seed=1)
+    env.reset(seed=1)
+    ref.tau = np.float32(0.01)
+    for e in (ref, env):  # numpy float64 elements are fine
+        e.state = [np.float64(0.0), np.float64(0.1), np.float64(0.0), np.float64(0.1)]
+    run(ref, env, "CartPole", 60, seed=1)
+
+
+@pytest.mark.parametrize(("kind", "value"), [
+    ("Pendulum", np.array([2, 0], np.int8)),      # np.sin(int8) is float16
+    ("CartPole", np.array([0, 0, 0, 1], np.int16)),
+    ("MountainCar", np.array([0, 0], np.uint8)),
+])
+def test_small_int_state_arrays_are_refused(kind, value):
+    env = OURS[kind]()
+    env.reset(seed=0)
+    before = env.batch.state_buffer.copy()
+    with pytest.raises(TypeError, match="state"):
+        env.state = value
+    assert np.array_equal(env.batch.state_buffer, before)

@@ -62,8 +62,42 @@ NUMPY_SCALAR_OK: dict[str, frozenset[str]] = {
     "MountainCar": frozenset(GYM_PARAMS["MountainCar"]),
     "MountainCarContinuous": frozenset(),
     "Pendulum": frozenset({"g", "dt", "max_speed"}),
-    "Acrobot": frozenset(),
+    # bound(ns[2], -MAX_VEL_1, MAX_VEL_1) returns a value or the bound itself
+    # (into a float64 array); uniform(-t, t) takes its bounds as C doubles.
+    "Acrobot": frozenset({"MAX_VEL_1", "MAX_VEL_2", "torque_noise_max"}),
 }
+
+# Attributes that also take numpy float32 and float16 scalars: every
+# operation Gymnasium's step does with them has a numpy float64 operand (the
+# state's elements, np.sin/np.cos/np.square of them, a float64 clip), so
+# numpy promotes to float64 and the value computes as float(value) does, on
+# numpy 2 (NEP 50) and on numpy 1's value-based promotion alike. Not here
+# (TypeError): attributes that meet a Python number, an action or another
+# attribute first, where numpy would compute in float32 (CartPole is listed,
+# but not while its state is a written list of Python numbers; see
+# python_number_state).
+NUMPY_NARROW_OK: dict[str, frozenset[str]] = {
+    "CartPole": frozenset(GYM_PARAMS["CartPole"]) - {"kinematics_integrator",
+                                                      "_sutton_barto_reward"},
+    # Only compared with (or clipped against) the float64 position/velocity.
+    "MountainCar": frozenset({"min_position", "max_position", "goal_position",
+                              "goal_velocity"}),
+    "MountainCarContinuous": frozenset(),
+    # (...) * dt and np.clip(newthdot, ...) meet the float64 newthdot.
+    "Pendulum": frozenset({"dt", "max_speed"}),
+    "Acrobot": frozenset({"MAX_VEL_1", "MAX_VEL_2", "torque_noise_max"}),
+}
+
+# Attributes Gymnasium multiplies with each other (Pendulum's m * l**2,
+# Acrobot's _dsdt terms, up to 2 * m2 * l1 * lc2): with int values it does
+# so in exact integer arithmetic, which C's doubles match only while every
+# product stays below 2**53. Ints there are taken up to 2**17.
+INT_PRODUCTS: dict[str, frozenset[str]] = {
+    "Pendulum": frozenset({"g", "m", "l"}),
+    "Acrobot": frozenset({"LINK_LENGTH_1", "LINK_MASS_1", "LINK_MASS_2", "LINK_COM_POS_1",
+                          "LINK_COM_POS_2", "LINK_MOI"}),
+}
+_MAX_PRODUCT_INT = 2 ** 17
 
 def _book(value: Any) -> bool:
     # Gymnasium reads anything but "nips" as "book"; a typo is refused here.
@@ -85,18 +119,58 @@ _MAX_EXACT_INT = 2 ** 53
 def number(kind: str, name: str, value: Any) -> float:
     """``value`` as the float C stores, or TypeError/ValueError if Gymnasium
     would compute with it differently from a Python float."""
-    if type(value) is float or (type(value) is int and abs(value) <= _MAX_EXACT_INT):
-        return float(value)
-    if name in NUMPY_SCALAR_OK[kind] and isinstance(value, (np.float64, np.integer)) and (
-            not isinstance(value, np.integer) or abs(int(value)) <= _MAX_EXACT_INT):
-        return float(value)
+    limit = _MAX_PRODUCT_INT if name in INT_PRODUCTS.get(kind, ()) else _MAX_EXACT_INT
+    if type(value) is float:
+        return value
     if type(value) is int:
-        raise ValueError(f"{name} = {value}: ints beyond 2**53 are not exact as floats")
-    hint = ("a Python int or float" if name not in NUMPY_SCALAR_OK[kind]
-            else "a Python int or float, or a numpy float64/integer scalar")
+        if abs(value) > limit:
+            why = ("Gymnasium multiplies it with other attributes in exact int arithmetic"
+                   if limit < _MAX_EXACT_INT else "not exact as floats")
+            raise ValueError(f"{name} = {value}: ints beyond {limit} ({why}) do not compute "
+                             "as C's doubles do; assign a float")
+        return float(value)
+    if isinstance(value, np.ndarray):
+        raise TypeError(
+            f"{name} must be a scalar, got a numpy array {value!r}: Gymnasium would keep that "
+            "array and see later in-place changes to it, which ccgym cannot; assign "
+            "value[()] (a numpy scalar) or float(value)")
+    numpy_ok = name in NUMPY_SCALAR_OK[kind]
+    narrow_ok = name in NUMPY_NARROW_OK[kind]
+    if isinstance(value, np.integer) and numpy_ok:
+        # Unsigned and 8/16-bit ints wrap in Gymnasium's -value and products.
+        if value.dtype.kind != "i" or value.dtype.itemsize < 4:
+            raise TypeError(
+                f"{name} = {value!r} ({type(value).__name__}): Gymnasium's arithmetic with "
+                "it can wrap around; assign a Python int or np.int64")
+        if abs(int(value)) > limit or int(value) == np.iinfo(value.dtype).min:
+            raise ValueError(f"{name} = {value!r}: beyond the ints computed exactly")
+        return float(value)
+    if type(value) is np.float64 and numpy_ok:
+        return float(value)
+    if type(value) in (np.float32, np.float16) and narrow_ok:
+        return float(value)
+    if type(value) in (np.float64, np.float32, np.float16) or isinstance(value, np.integer):
+        where = ", ".join(sorted(NUMPY_NARROW_OK[kind])) or "none"
+        raise TypeError(
+            f"{name} = {value!r} ({type(value).__name__}): Gymnasium's step would combine it "
+            f"with a Python number, an action or another attribute in {value.dtype} "
+            "arithmetic (numpy's promotion), which ccgym does not model; assign a Python "
+            f"float (float(value)). {kind} attributes taking numpy float32/float16: {where}")
     raise TypeError(
-        f"{name} must be {hint}, got {value!r} ({type(value).__name__}): Gymnasium's "
-        "arithmetic with it would use another precision, which ccgym does not model")
+        f"{name} must be a real number, got {value!r} ({type(value).__name__}): Gymnasium's "
+        "arithmetic with it would use another precision or type, which ccgym does not model")
+
+
+def python_number_state(value: Any) -> bool:
+    """Whether a written state holds Python ints/floats (not numpy scalars):
+    Gymnasium's CartPole then computes x + tau * x_dot with them directly."""
+    return isinstance(value, (list, tuple)) and any(type(x) in (int, float) for x in value)
+
+
+def narrow_faces(env: Any) -> list[str]:
+    """The attributes of env holding numpy float32/float16 scalars."""
+    return [name for name, v in env.__dict__.get("_attr_faces", {}).items()
+            if type(v) in (np.float32, np.float16)]
 
 
 def write_params(env: Any, changes: dict[str, float]) -> None:
@@ -153,6 +227,12 @@ class ParamAttribute:
             c_value = float(SWITCHES[self.name](value))
         else:
             c_value = number(kind, self.name, value)
+            if (kind == "CartPole" and type(value) in (np.float32, np.float16)
+                    and python_number_state(env._current_state_object())):
+                raise TypeError(
+                    f"{self.name} = {value!r}: the state is a written list of Python numbers, "
+                    "with which Gymnasium's next step would compute x + tau * x_dot in "
+                    f"{value.dtype}; assign a Python float, or the state as a float64 array")
         if self.check is not None:
             self.check(self.name, c_value)
         write_params(env, {field: c_value})
@@ -192,6 +272,10 @@ def state_array(kind: str, value: Any, length: int,
         raise TypeError(
             f"{kind} state of dtype {arr.dtype}: Gymnasium's next step would compute in "
             "that precision, which ccgym does not model; assign float64 values")
+    if arr.dtype.kind in "iu" and arr.dtype.itemsize < 4:
+        raise TypeError(
+            f"{kind} state of dtype {arr.dtype}: Gymnasium's np.sin/np.cos/np.square of it "
+            "compute in float16/float32 (or wrap around); assign float64 values")
     if arr.dtype.kind in "iu" and np.any(np.abs(arr.astype(np.float64)) > _MAX_EXACT_INT):
         raise ValueError(f"{kind} state: integers beyond 2**53 are not exact as floats")
     return arr.astype(np.float64), bool(is32)

@@ -370,6 +370,13 @@ class _CoreEnv(gym.Env):
     # step straight to the core again. Every other reader of the C state
     # (render, get_state, pickling, `batch`) writes it back too. A mutated
     # state ccgym refuses raises there, the env unchanged. None un-resets.
+    def _current_state_object(self) -> Any:
+        """The state object Gymnasium would hold now, if one is handed out."""
+        handed = self.__dict__.get("_handed")
+        if handed is not None and handed[0] == self._step_count() and self._core.has_reset:
+            return handed[1]
+        return None
+
     def _hand_out(self, obj: Any) -> None:
         self.__dict__["_handed"] = (self._step_count(), obj, _attributes.snapshot(obj))
         self._bind_step()
@@ -534,6 +541,12 @@ class CartPoleEnv(_DiscreteEnv):
 
     def _set_state_value(self, value: Any) -> None:
         arr, _ = _attributes.state_array(self.kind, value, 4, float32_ok=False)
+        narrow = _attributes.narrow_faces(self)
+        if narrow and _attributes.python_number_state(value):
+            raise TypeError(
+                f"CartPole state {value!r} of Python numbers while {', '.join(narrow)} "
+                "hold numpy float32/float16 scalars: Gymnasium's next step would compute "
+                "x + tau * x_dot in that precision; assign the state as a float64 array")
         self._write_state(dict(zip(("x", "x_dot", "theta", "theta_dot"), arr.tolist())))
 
     @property
