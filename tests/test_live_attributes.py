@@ -186,8 +186,12 @@ def test_acrobot_class_constants():
     env.LINK_MASS_1 = 2.0
     assert ce.AcrobotEnv().LINK_MASS_1 == 1.0  # an instance's write stays its own
     assert env.AVAIL_TORQUE == gcc.AcrobotEnv.AVAIL_TORQUE
-    with pytest.raises(AttributeError, match="AVAIL_TORQUE"):
-        env.AVAIL_TORQUE = [-2.0, 0.0, 2.0]
+    assert ce.AcrobotEnv.AVAIL_TORQUE == gcc.AcrobotEnv.AVAIL_TORQUE
+    assert type(ce.AcrobotEnv.AVAIL_TORQUE) is list
+    torques = [-2.0, 0.0, 2.0]
+    env.AVAIL_TORQUE = torques  # live (test_acrobot_avail_torque_*)
+    assert env.AVAIL_TORQUE is torques
+    assert ce.AcrobotEnv().AVAIL_TORQUE == [-1.0, 0.0, 1]  # an instance's write stays its own
 
 
 def test_numpy_scalars_where_gymnasium_computes_the_same():
@@ -686,3 +690,84 @@ def test_small_int_state_arrays_are_refused(kind, value):
     with pytest.raises(TypeError, match="state"):
         env.state = value
     assert np.array_equal(env.batch.state_buffer, before)
+
+
+# ------------------------------------------------------ Acrobot AVAIL_TORQUE
+
+TORQUES = [[-2.0, 0.0, 2.0], (0.5, -3, 1.25), np.array([-1.5, 0.1, 3.0]),
+           [np.float64(-0.75), np.int64(2), 1.0, 99.0]]
+
+
+@pytest.mark.parametrize("i", range(len(TORQUES)))
+@pytest.mark.parametrize("noise", [0.0, 0.3])
+@pytest.mark.parametrize("when", ["before_reset", "after_reset"])
+def test_acrobot_avail_torque_write_changes_dynamics(i, noise, when):
+    ref, ours = make_pair("Acrobot")
+    for env in (ref, ours):
+        if when == "after_reset":
+            env.reset(seed=12)
+        env.AVAIL_TORQUE = copy.deepcopy(TORQUES[i])
+        env.torque_noise_max = noise
+        if when == "before_reset":
+            env.reset(seed=12)
+    assert same_value(ref.AVAIL_TORQUE, ours.AVAIL_TORQUE) or ref.AVAIL_TORQUE == ours.AVAIL_TORQUE
+    run(ref, ours, "Acrobot", 200, seed=12)
+    for dup in (copy.deepcopy(ours), pickle.loads(pickle.dumps(ours))):
+        run(copy.deepcopy(ref), dup, "Acrobot", 30, seed=13)
+
+
+def test_acrobot_avail_torque_mutated_in_place():
+    ref, ours = make_pair("Acrobot")
+    lists = [[-1.0, 0.0, 1.0] for _ in range(2)]
+    for env, lst in zip((ref, ours), lists):
+        env.reset(seed=14)
+        env.AVAIL_TORQUE = lst
+    run(ref, ours, "Acrobot", 20, seed=14)
+    for lst in lists:
+        lst[2] = 3.0  # Gymnasium's next step indexes the mutated list
+    run(ref, ours, "Acrobot", 50, seed=15)
+    for lst in lists:
+        lst[0] = np.float32(-2.0)  # refused when the step would use it
+    with pytest.raises(TypeError, match="AVAIL_TORQUE"):
+        ours.step(0)
+    for lst in lists:
+        lst[0] = -2.0
+    run(ref, ours, "Acrobot", 50, seed=16)
+
+
+def test_acrobot_class_list_mutated_in_place():
+    """Gymnasium's AVAIL_TORQUE is one class-level list: mutating it (through
+    an env that reads it, or the class) changes that env and every env made
+    afterwards."""
+    default = ce.AcrobotEnv.AVAIL_TORQUE
+    ref, ours = make_pair("Acrobot")
+    for env in (ref, ours):
+        env.reset(seed=17)
+    try:
+        for env in (ref, ours):
+            assert env.AVAIL_TORQUE is type(env).AVAIL_TORQUE
+            env.AVAIL_TORQUE[0] = -4.0
+        run(ref, ours, "Acrobot", 40, seed=17)
+        ref2, ours2 = make_pair("Acrobot")
+        for env in (ref2, ours2):
+            env.reset(seed=18)
+        assert ours2.AVAIL_TORQUE == [-4.0, 0.0, 1]
+        run(ref2, ours2, "Acrobot", 40, seed=18)
+    finally:
+        gcc.AcrobotEnv.AVAIL_TORQUE[0] = default[0] = -1.0
+    assert ce.AcrobotEnv().AVAIL_TORQUE == [-1.0, 0.0, 1]
+
+
+@pytest.mark.parametrize("value", [
+    [np.float32(-2.0), 0.0, 2.0],   # float32 + the noise rounds to float32 in Gymnasium
+    [-1.0, 0.0],                    # action 2 would raise IndexError
+    "abc", 2.0, [True, 0.0, 1.0], [2 ** 60, 0, 1], np.zeros((3, 1)),
+])
+def test_acrobot_avail_torque_refused(value):
+    env = ce.AcrobotEnv()
+    env.reset(seed=0)
+    before = env.batch.params_buffer.copy()
+    with pytest.raises((TypeError, ValueError), match="AVAIL_TORQUE"):
+        env.AVAIL_TORQUE = value
+    assert np.array_equal(env.batch.params_buffer, before)
+    assert env.AVAIL_TORQUE == [-1.0, 0.0, 1]

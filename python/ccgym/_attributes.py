@@ -115,6 +115,10 @@ SWITCHES: dict[str, Callable[[Any], bool]] = {
 
 _MAX_EXACT_INT = 2 ** 53
 
+# Params fields params_init sets to a constant that an attribute other than
+# a GYM_PARAMS one may change (Acrobot's AVAIL_TORQUE): kept on every write.
+KEPT: dict[str, set[str]] = {"Acrobot": {"torque_0", "torque_1", "torque_2"}}
+
 
 def number(kind: str, name: str, value: Any) -> float:
     """``value`` as the float C stores, or TypeError/ValueError if Gymnasium
@@ -178,14 +182,14 @@ def write_params(env: Any, changes: dict[str, float]) -> None:
     verbatim, the other attribute fields kept, the non-attribute derived
     fields recomputed from the inputs by the table's params_init. One call
     under the core's guard: a concurrent step sees the old or the new set."""
-    core = env.batch
+    core = env._core  # not env.batch: that writes back handed-out values (this is one)
     info = _core.env_info(env.kind)
     record = core.params_buffer.view(info.params_dtype)[:1].copy()[0]
     for field, value in changes.items():
         record[field] = value
     inputs = {f: (bool(record[f]) if f in info.bool_fields else float(record[f]))
               for f in info.param_fields}
-    kept = set(GYM_PARAMS[env.kind].values()) | set(info.param_fields)
+    kept = set(GYM_PARAMS[env.kind].values()) | set(info.param_fields) | KEPT.get(env.kind, set())
 
     def apply() -> None:
         core.set_params(inputs)
@@ -313,3 +317,31 @@ def check_position(kind: str, position: float) -> None:
         raise ValueError(
             f"{kind} state: position {position}: 3 * position is infinite; Gymnasium's step raises "
             "ValueError (math domain error) in math.cos(3 * position)")
+
+
+def torques(value: Any) -> tuple[float, float, float]:
+    """Acrobot's AVAIL_TORQUE as the three torques C stores, or TypeError /
+    ValueError. Gymnasium's step takes ``AVAIL_TORQUE[a]`` (a = 0, 1, 2),
+    adds the noise (a Python float) and appends it to the state for rk4 in
+    float64: Python ints/floats and numpy float64/int64 values compute as
+    float(value) does; a numpy float32/float16 one would round the noisy
+    torque to its precision (NEP 50), which ccgym does not model."""
+    if not isinstance(value, (list, tuple, np.ndarray)):
+        raise TypeError(f"AVAIL_TORQUE must be a list, tuple or array of torques, got {value!r}")
+    if isinstance(value, np.ndarray) and value.ndim != 1:
+        raise ValueError(f"AVAIL_TORQUE must be one-dimensional, got shape {value.shape}")
+    if len(value) < 3:
+        raise ValueError(
+            f"AVAIL_TORQUE needs a torque for each of the 3 actions, got {value!r}")
+    out = []
+    for x in value[:3]:
+        if type(x) is float or type(x) is np.float64:
+            out.append(float(x))
+        elif (type(x) is int or type(x) is np.int64) and abs(int(x)) <= _MAX_EXACT_INT:
+            out.append(float(x))
+        else:
+            raise TypeError(
+                f"AVAIL_TORQUE: torque {x!r} ({type(x).__name__}) must be a Python int or "
+                "float (or a numpy float64/int64): Gymnasium would compute with it in another "
+                "precision or type")
+    return out[0], out[1], out[2]

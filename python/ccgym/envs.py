@@ -109,7 +109,7 @@ class _CoreEnv(gym.Env):
         d = self.__dict__
         synced = d.get("_user_rng") is not None and self.kind == "Acrobot"
         handed = d.get("_handed")
-        if synced or (handed is not None and handed[2] is not None):
+        if synced or (handed is not None and handed[2] is not None) or "_watched" in d:
             self.step = self._step_synced
         elif self.render_mode == "human":
             self.step = self._step_and_show
@@ -122,8 +122,7 @@ class _CoreEnv(gym.Env):
         ccgym's renderer, pixel wrappers and benchmarks). Its buffers are the
         env's live state (a handed-out ``state`` mutated in place is written
         back first); its methods skip this env's checks."""
-        if "_handed" in self.__dict__:
-            self._sync_state()
+        self._sync()
         return self._core
 
     # --------------------------------------------------------- np_random
@@ -206,8 +205,7 @@ class _CoreEnv(gym.Env):
         handed-out state written back, an assigned Generator kept in step,
         drawing in render_mode="human"."""
         handed = "_handed" in self.__dict__
-        if handed:
-            self._sync_state()  # raises (env unchanged) for a state it refuses
+        self._sync()  # raises (env unchanged) for a state it refuses
         result = self._rng_call(self._core.step1, action)
         if handed:
             # The step made a new state (as Gymnasium's makes a new object):
@@ -302,8 +300,7 @@ class _CoreEnv(gym.Env):
     def get_state(self) -> dict[str, Any]:
         """A snapshot of the env: physics state, RNG stream, last outputs.
         :meth:`set_state` restores it exactly."""
-        if "_handed" in self.__dict__:
-            self._sync_state()
+        self._sync()
         self._rng_to_core()
         snap = self._core.get_state()
         snap["np_random_seed"] = self._np_random_seed
@@ -380,6 +377,18 @@ class _CoreEnv(gym.Env):
     def _hand_out(self, obj: Any) -> None:
         self.__dict__["_handed"] = (self._step_count(), obj, _attributes.snapshot(obj))
         self._bind_step()
+
+    def _sync(self) -> None:
+        """Writes into C what the caller may have mutated in place: a handed-out
+        state, a watched attribute value (Acrobot's AVAIL_TORQUE list)."""
+        d = self.__dict__
+        if "_handed" in d:
+            self._sync_state()
+        if "_watched" in d:
+            self._sync_watched()
+
+    def _sync_watched(self) -> None:
+        pass
 
     def _drop_handed(self) -> None:
         if self.__dict__.pop("_handed", None) is not None:
@@ -797,20 +806,52 @@ class AcrobotEnv(_DiscreteEnv):
     domain_fig = None
     actions_num = 3
 
-    @property
-    def AVAIL_TORQUE(self) -> list[float]:  # noqa: N802 (Gymnasium's name)
-        """Gymnasium's torques per action, [-1.0, 0.0, +1] (a new list on each
-        read). ccgym's kernel has them built in: assigning raises."""
-        return [-1.0, 0.0, +1]
+    # AVAIL_TORQUE: Gymnasium's class-level list [-1.0, 0.0, +1], the torque
+    # of each action. Live over the params fields torque_0..2: assigning a
+    # list, tuple or array changes the next steps; an instance reading it gets
+    # the very object (the class's list until one is assigned) and, as
+    # Gymnasium's step indexes that object anew each step, its step is bound
+    # to _step_synced, which writes the torques into C when the object has
+    # changed in place.
+    def _get_torques(self) -> Any:
+        value = self.__dict__.get("_attr_faces", {}).get("AVAIL_TORQUE", _AVAIL_TORQUE)
+        if "_watched" not in self.__dict__ and self.__dict__.get("_attr_live"):
+            self._watch(value)
+        return value
 
-    @AVAIL_TORQUE.setter
-    def AVAIL_TORQUE(self, value: Any) -> None:  # noqa: N802
-        raise AttributeError("ccgym's Acrobot has the torques [-1, 0, +1] built in; "
-                             "AVAIL_TORQUE cannot be changed")
+    def _watch(self, value: Any) -> None:
+        snap = _attributes.snapshot(value)
+        if snap is None:  # a tuple of numbers cannot change
+            self.__dict__.pop("_watched", None)
+        else:
+            self.__dict__["_watched"] = (value, snap)
+        self._bind_step()
+
+    def _set_torques(self, value: Any) -> None:
+        torques = _attributes.torques(value)
+        _attributes.write_params(self, dict(zip(("torque_0", "torque_1", "torque_2"), torques)))
+        self.__dict__.setdefault("_attr_faces", {})["AVAIL_TORQUE"] = value
+        self._watch(value)
+
+    def _sync_watched(self) -> None:
+        value, snap = self.__dict__["_watched"]
+        now = _attributes.snapshot(value)
+        if not _attributes.same_snapshot(now, snap):
+            try:
+                torques = _attributes.torques(value)
+            except (TypeError, ValueError) as e:
+                raise type(e)(f"AVAIL_TORQUE was changed in place to a value ccgym refuses "
+                              f"(the env is unchanged): {e}") from None
+            _attributes.write_params(
+                self, dict(zip(("torque_0", "torque_1", "torque_2"), torques)))
+            self.__dict__["_watched"] = (value, now)
 
     def __init__(self, render_mode: str | None = None, torque_noise_max: float = 0.0):
         params = acrobot_params(torque_noise_max=torque_noise_max)
         super().__init__(render_mode=render_mode, **params)
+        if _AVAIL_TORQUE != [-1.0, 0.0, +1]:
+            # The class's list was changed in place: Gymnasium's new envs use it.
+            self._set_torques(_AVAIL_TORQUE)
         if params["torque_noise_max"]:
             self.torque_noise_max = params["torque_noise_max"]
         high = np.array(
@@ -836,6 +877,26 @@ class AcrobotEnv(_DiscreteEnv):
         arr, _ = _attributes.state_array(self.kind, value, 4, float32_ok=True)
         self._write_state({"s": arr})
 
+
+
+#: Gymnasium's AcrobotEnv.AVAIL_TORQUE: the class-level list every instance
+#: reads until it is given its own.
+_AVAIL_TORQUE: list[Any] = [-1.0, 0.0, +1]
+
+
+class _TorqueAttribute:
+    """AcrobotEnv.AVAIL_TORQUE: the class's list on the class, live on an env."""
+
+    __doc__ = "Gymnasium's torques per action, ``[-1.0, 0.0, +1]`` (live; settable)."
+
+    def __get__(self, env: Any, owner: type | None = None) -> Any:
+        return _AVAIL_TORQUE if env is None else env._get_torques()
+
+    def __set__(self, env: Any, value: Any) -> None:
+        env._set_torques(value)
+
+
+AcrobotEnv.AVAIL_TORQUE = _TorqueAttribute()  # type: ignore[assignment]
 
 
 def _check_torque_noise(name: str, value: float) -> None:
