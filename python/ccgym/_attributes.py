@@ -16,11 +16,15 @@ field that is not an attribute (Pendulum's ``3 * g / (2 * l)``, Acrobot's
 _dsdt terms, which Gymnasium computes in every step) is recomputed by the
 table's params_init.
 
-Values: Python ints (|v| <= 2**53) and floats everywhere, as Gymnasium's
-defaults are; numpy float64/integer scalars only where Gymnasium's arithmetic
-with them is the same as with a Python float (:data:`NUMPY_SCALAR_OK`).
-Anything else (np.float32, arrays, bools, strings) raises TypeError: with it
-Gymnasium would compute in another precision, which ccgym does not model.
+Values: Python ints (|v| <= 2**53; 2**17 where Gymnasium multiplies
+attributes together, :data:`INT_PRODUCTS`) and floats everywhere, as
+Gymnasium's defaults are; numpy float64/int32/int64 scalars where Gymnasium's
+arithmetic with them is the same as with a Python float
+(:data:`NUMPY_SCALAR_OK`), numpy float32/float16 ones where numpy promotes
+them to float64 at every use (:data:`NUMPY_NARROW_OK`). Anything else (those
+elsewhere, 0-d arrays, unsigned or 8/16-bit ints, bools, strings) raises
+TypeError: with it Gymnasium would compute in another precision or type,
+which ccgym does not model (README, "Drop-in compatibility").
 
 Package-internal.
 """
