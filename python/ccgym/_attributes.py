@@ -118,6 +118,8 @@ SWITCHES: dict[str, Callable[[Any], bool]] = {
 }
 
 _MAX_EXACT_INT = 2 ** 53
+# CartPole's np.square(theta_dot), Pendulum's thdot**2: exact in int32.
+_MAX_SQUARED_INT = 46340
 
 # Params fields params_init sets to a constant that an attribute other than
 # a GYM_PARAMS one may change (Acrobot's AVAIL_TORQUE): kept on every write.
@@ -270,6 +272,15 @@ def state_array(kind: str, value: Any, length: int,
                 float32_ok: bool) -> tuple[np.ndarray, bool]:
     """A written ``state`` as (float64 values, was float32), or TypeError /
     ValueError for a value Gymnasium's step would compute with differently."""
+    if isinstance(value, (list, tuple)):
+        for x in value:
+            # np.asarray would make a mixed list float64, but Gymnasium
+            # unpacks it and computes with each element's own type.
+            if not (type(x) in (int, float, np.float64, np.int64, np.int32)
+                    or isinstance(x, np.ndarray)):
+                raise TypeError(
+                    f"{kind} state element {x!r} ({type(x).__name__}): Gymnasium's step "
+                    "would compute with its type; use Python numbers or float64")
     arr = np.asarray(value)
     if arr.dtype.kind not in "fiu" or arr.shape != (length,):
         raise ValueError(
@@ -284,6 +295,11 @@ def state_array(kind: str, value: Any, length: int,
         raise TypeError(
             f"{kind} state of dtype {arr.dtype}: Gymnasium's np.sin/np.cos/np.square of it "
             "compute in float16/float32 (or wrap around); assign float64 values")
+    if (kind in ("CartPole", "Pendulum") and arr.dtype.kind in "iu"
+            and np.any(np.abs(arr.astype(np.float64)) > _MAX_SQUARED_INT)):
+        raise ValueError(
+            f"{kind} state: integers beyond {_MAX_SQUARED_INT}: Gymnasium squares them "
+            "in their int type, which overflows; assign float64 values")
     if arr.dtype.kind in "iu" and np.any(np.abs(arr.astype(np.float64)) > _MAX_EXACT_INT):
         raise ValueError(f"{kind} state: integers beyond 2**53 are not exact as floats")
     return arr.astype(np.float64), bool(is32)

@@ -8,9 +8,13 @@ bit. Like Gymnasium's raw classes they have no time limit; ``gymnasium.make``
 adds it (``TimeLimit``) from the registered ``max_episode_steps``.
 
 Gymnasium's public attributes are live: its physical constants and
-thresholds (descriptors over the C params, ccgym._attributes), ``state``,
+thresholds (descriptors over the C params, ccgym._attributes), Acrobot's
+``AVAIL_TORQUE``, ``state`` (one object until the next step, as in
+Gymnasium: mutating it in place changes the next step),
 ``steps_beyond_terminated``, ``last_u``, and ``np_random``, a numpy Generator
-over the env's own C stream. ``close()`` only closes a render window.
+over the env's own C stream. ``close()`` only closes a render window. The
+value types ccgym refuses (Gymnasium would compute with them in another
+precision) are listed in the README's "Drop-in compatibility".
 """
 
 from __future__ import annotations
@@ -782,7 +786,8 @@ class AcrobotEnv(_DiscreteEnv):
 
     Matches ``gymnasium.envs.classic_control.AcrobotEnv`` ("book" dynamics,
     RK4 with dt = 0.2, float32 state after reset). ``torque_noise_max`` adds
-    uniform torque noise drawn from the env's stream, as in Gymnasium.
+    uniform torque noise drawn from the env's stream, as in Gymnasium;
+    ``AVAIL_TORQUE`` (the torque of each action) is live.
     """
 
     kind = "Acrobot"
