@@ -234,3 +234,46 @@ def test_a_mutation_ccgym_refuses_raises_and_leaves_the_env_unchanged():
         lst.pop()
         lst[0] = 0.3
     run(ref, ours, "CartPole", 10, seed=2)
+
+
+def test_other_state_writes_keep_the_handed_out_state_live():
+    """Writing steps_beyond_terminated / last_u (other C state fields) between
+    reading state and mutating it: the mutation still reaches the step."""
+    for kind, name, value in (("CartPole", "steps_beyond_terminated", None),
+                              ("Pendulum", "last_u", 0.5)):
+        ref, ours = start(kind, "after_step")
+        for env in (ref, ours):
+            s = env.state
+            setattr(env, name, value)
+            s[1] = NEW[kind][1]
+        assert same_value(ref.state, ours.state)
+        run(ref, ours, kind, 10, seed=20)
+
+
+def test_a_written_tuple_is_not_the_state_after_a_step_that_leaves_c_unchanged():
+    """MountainCar pushed into the left wall stays at (min_position, 0): the
+    C state is the same after the step, but Gymnasium's state is a new
+    tuple of numpy float64 and int 0, not the Python floats written."""
+    ref, ours = make_pair("MountainCar")
+    for env in (ref, ours):
+        env.reset(seed=0)
+        env.state = (-1.2, 0.0)
+    step_both(ref, ours, 0)
+    assert same_value(ref.state, ours.state), (ours.state, ref.state)
+    run(ref, ours, "MountainCar", 10, seed=21)
+
+
+def test_a_step_through_the_batch_makes_the_handed_out_state_stale():
+    env = OURS["CartPole"]()
+    env.reset(seed=0)
+    s = env.state
+    env._core.step1(0)  # package-internal: behind the env's back
+    assert env.state is not s
+    s[0] = 5.0  # no longer the state: not written back
+    fresh = env.state.copy()
+    env.step(0)
+    ref = GYM["CartPole"]()
+    ref.reset(seed=0)
+    ref.state = fresh
+    ref.step(0)
+    assert same_value(ref.state, env.state)

@@ -113,7 +113,10 @@ class _CoreEnv(gym.Env):
         d = self.__dict__
         synced = d.get("_user_rng") is not None and self.kind == "Acrobot"
         handed = d.get("_handed")
-        if synced or (handed is not None and handed[2] is not None) or "_watched" in d:
+        # A mutable state object may change before the step; a written one
+        # (even a tuple) stops being the state at the step.
+        if synced or (handed is not None and (handed[2] is not None or handed[3])) \
+                or "_watched" in d:
             self.step = self._step_synced
         elif self.render_mode == "human":
             self.step = self._step_and_show
@@ -363,8 +366,11 @@ class _CoreEnv(gym.Env):
     # next step or reset: every read gives it (a value written reads back as
     # that very object), and mutating it in place (`s = env.state; s[0] =
     # 0.1`, or the array or list that was assigned) changes the next step.
-    # The object is kept in _handed = (step count, object, snapshot); while
-    # it is mutable (snapshot not None), step is bound to _step_synced,
+    # The object is kept in _handed = (C state bytes, object, snapshot,
+    # written); the bytes tell whether C still holds the state it stands for
+    # (the env's own writes refresh them; a step or reset through `batch`
+    # does not). While it is mutable (snapshot not None) or was written,
+    # step is bound to _step_synced,
     # which writes it back into C first if it differs from its snapshot,
     # then drops it (Gymnasium's step makes a new state object, so a
     # reference kept across a step no longer reaches the env) and binds
@@ -374,12 +380,14 @@ class _CoreEnv(gym.Env):
     def _current_state_object(self) -> Any:
         """The state object Gymnasium would hold now, if one is handed out."""
         handed = self.__dict__.get("_handed")
-        if handed is not None and handed[0] == self._step_count() and self._core.has_reset:
+        if (handed is not None and self._core.has_reset
+                and handed[0] == self._core.state_buffer.tobytes()):
             return handed[1]
         return None
 
-    def _hand_out(self, obj: Any) -> None:
-        self.__dict__["_handed"] = (self._step_count(), obj, _attributes.snapshot(obj))
+    def _hand_out(self, obj: Any, written: bool = False) -> None:
+        self.__dict__["_handed"] = (self._core.state_buffer.tobytes(), obj,
+                                    _attributes.snapshot(obj), written)
         self._bind_step()
 
     def _sync(self) -> None:
@@ -400,10 +408,10 @@ class _CoreEnv(gym.Env):
 
     def _sync_state(self) -> None:
         """Writes a handed-out state mutated in place back into C."""
-        count, obj, snap = self.__dict__["_handed"]
+        token, obj, snap, written = self.__dict__["_handed"]
         if snap is None:
             return
-        if count != self._step_count() or not self._core.has_reset:
+        if not self._core.has_reset or token != self._core.state_buffer.tobytes():
             self._drop_handed()  # stepped or reset behind this env's back (batch)
             return
         now = _attributes.snapshot(obj)
@@ -413,7 +421,7 @@ class _CoreEnv(gym.Env):
             except (TypeError, ValueError) as e:
                 raise type(e)(f"the state array was changed in place to a value ccgym "
                               f"refuses (the env is unchanged): {e}") from None
-            self.__dict__["_handed"] = (count, obj, now)
+            self.__dict__["_handed"] = (self._core.state_buffer.tobytes(), obj, now, written)
 
     def _step_count(self) -> int:
         return int(self._core.episode_start[0] + self._core.elapsed[0])
@@ -449,7 +457,11 @@ class _CoreEnv(gym.Env):
                 view[0][name] = value
             self._core.has_reset = True
 
+        current = self._current_state_object() is not None
         self._core.exclusive(apply)
+        if current:  # still the state: C now holds its new bytes
+            handed = self.__dict__["_handed"]
+            self.__dict__["_handed"] = (self._core.state_buffer.tobytes(),) + handed[1:]
 
     #: State fields as Gymnasium's __init__ leaves them (before any reset).
     _fresh_state: ClassVar[dict[str, Any]] = {}
@@ -470,9 +482,9 @@ class _CoreEnv(gym.Env):
             if self._state_at_init:
                 return None
             raise self._unset("state")
-        handed = self.__dict__.get("_handed")
-        if handed is not None and handed[0] == self._step_count():
-            return handed[1]
+        handed = self._current_state_object()
+        if handed is not None:
+            return handed
         value = self._read_state()
         self._hand_out(value)
         return value
@@ -485,7 +497,7 @@ class _CoreEnv(gym.Env):
             self._drop_handed()
             return
         self._set_state_value(value)
-        self._hand_out(value)
+        self._hand_out(value, written=True)
 
     def _set_state_value(self, value: Any) -> None:
         raise NotImplementedError
