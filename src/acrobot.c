@@ -43,6 +43,11 @@ static const ccgym_field ccgym_acrobot_param_fields[] = {
     /* Not Gymnasium's: which numpy float32 sin/cos the reset matches. 1 here;
      * the binding sets it from the running numpy (ccgym._params). */
     CCGYM_FIELD(ccgym_acrobot_params, use_npy_fma_trig, CCGYM_FIELD_I32, 1, FLAG, 1),
+    /* AVAIL_TORQUE: not inputs (Gymnasium's constructor takes none); set by
+     * params_init to Gymnasium's class value, by the single env's attribute. */
+    CCGYM_FIELD(ccgym_acrobot_params, torque_0, CCGYM_FIELD_F64, 1, DERIVED, 0),
+    CCGYM_FIELD(ccgym_acrobot_params, torque_1, CCGYM_FIELD_F64, 1, DERIVED, 0),
+    CCGYM_FIELD(ccgym_acrobot_params, torque_2, CCGYM_FIELD_F64, 1, DERIVED, 0),
 };
 #undef PHYS
 #undef FLAG
@@ -70,6 +75,9 @@ void ccgym_acrobot_params_init(ccgym_acrobot_params *p, double link_length_1,
     p->book = book;
     p->use_npy_fma_trig = use_npy_fma_trig;
     p->reserved = 0;
+    p->torque_0 = -1.0; /* AVAIL_TORQUE = [-1.0, 0.0, +1] */
+    p->torque_1 = 0.0;
+    p->torque_2 = 1.0;
     /* d1 = m1 * lc1**2 + m2 * (l1**2 + lc2**2 + 2 * l1 * lc2 * cos(theta2)) + I1 + I2 */
     p->d1_a = m1 * ccgym_pow2(lc1);
     p->d1_b = ccgym_pow2(l1) + ccgym_pow2(lc2);
@@ -138,8 +146,7 @@ CCGYM_INLINE void ccgym_acrobot_step(const ccgym_acrobot_params *p, ccgym_acrobo
                                      ccgym_pcg64 *rng, const int64_t *action, float *obs,
                                      double *reward, uint8_t *terminated)
 {
-    static const double avail_torque[3] = {-1.0, 0.0, 1.0};
-    double torque = avail_torque[*action];
+    double torque = ccgym_acrobot_torque(p, *action);
     if (p->torque_noise_max > 0)
         torque += ccgym_acrobot_torque_noise(p, rng);
     /* rk4(self._dsdt, s_augmented, [0, self.dt]): one step of size dt; the

@@ -449,7 +449,6 @@ static double acrobot_wrap_slow(double x) { return ccgym_acrobot_wrap(x, -M_PI, 
 CCGYM_INLINE void acrobot_block(const ccgym_batch *b, const void *actions, size_t lo,
                                 size_t hi, uint8_t *special, const size_t ps)
 {
-    static const double avail_torque[3] = {-1.0, 0.0, 1.0};
     const size_t m = hi - lo;
     ccgym_acrobot_state *__restrict st = (ccgym_acrobot_state *)b->state + lo;
     const ccgym_acrobot_params *P = (const ccgym_acrobot_params *)b->params + lo * ps;
@@ -464,7 +463,7 @@ CCGYM_INLINE void acrobot_block(const ccgym_batch *b, const void *actions, size_
     /* The RNG stays exact: the same draws, in the same order, as the exact kernel. */
     for (size_t i = 0; i < m; i++) {
         const ccgym_acrobot_params *p = P + i * ps;
-        double t = avail_torque[act[i]];
+        double t = ccgym_acrobot_torque(p, act[i]);
         if (p->torque_noise_max > 0 && !(skip_pending && b->pending_reset[lo + i]))
             t += ccgym_acrobot_torque_noise(p, &b->rng[lo + i]);
         torque[i] = t;

@@ -33,6 +33,7 @@ GYM_ATTRIBUTE = {
     ("CartPole", "euler"): lambda e: e.kinematics_integrator == "euler",
     ("CartPole", "sutton_barto_reward"): lambda e: e._sutton_barto_reward,
     ("Acrobot", "book"): lambda e: e.book_or_nips == "book",
+    **{("Acrobot", f"torque_{i}"): (lambda e, i=i: e.AVAIL_TORQUE[i]) for i in range(3)},
 }
 NOT_IN_GYM = {
     ("Pendulum", "sin_coef"), ("Pendulum", "torque_coef"),

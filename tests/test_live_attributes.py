@@ -186,8 +186,12 @@ def test_acrobot_class_constants():
     env.LINK_MASS_1 = 2.0
     assert ce.AcrobotEnv().LINK_MASS_1 == 1.0  # an instance's write stays its own
     assert env.AVAIL_TORQUE == gcc.AcrobotEnv.AVAIL_TORQUE
-    with pytest.raises(AttributeError, match="AVAIL_TORQUE"):
-        env.AVAIL_TORQUE = [-2.0, 0.0, 2.0]
+    assert ce.AcrobotEnv.AVAIL_TORQUE == gcc.AcrobotEnv.AVAIL_TORQUE
+    assert type(ce.AcrobotEnv.AVAIL_TORQUE) is list
+    torques = [-2.0, 0.0, 2.0]
+    env.AVAIL_TORQUE = torques  # live (test_acrobot_avail_torque_*)
+    assert env.AVAIL_TORQUE is torques
+    assert ce.AcrobotEnv().AVAIL_TORQUE == [-1.0, 0.0, 1]  # an instance's write stays its own
 
 
 def test_numpy_scalars_where_gymnasium_computes_the_same():
@@ -206,7 +210,8 @@ def test_numpy_scalars_where_gymnasium_computes_the_same():
 
 
 @pytest.mark.parametrize(("kind", "name", "value"), [
-    ("CartPole", "gravity", np.float32(20.0)),     # float32 arithmetic in Gymnasium
+    ("Pendulum", "g", np.float32(5.0)),            # float32 arithmetic in Gymnasium (3 * g)
+    ("MountainCar", "force", np.float32(0.002)),   # (action - 1) * force in float32
     ("Pendulum", "max_torque", np.float64(1.0)),   # np.clip then returns float64
     ("MountainCarContinuous", "power", np.float64(0.002)),
     ("Acrobot", "LINK_MASS_1", np.array(2.0)),
@@ -573,3 +578,200 @@ def test_stream_bit_generator_without_init_is_safe():
         _core.StreamBitGenerator(env.batch, 1)
     with pytest.raises(ValueError, match="PCG64"):
         env.np_random.bit_generator.state = np.random.MT19937(0).state
+
+
+# ------------------------------------------ numpy scalar attribute values
+
+# Attributes Gymnasium combines only with float64 values (ccgym._attributes.
+# NUMPY_NARROW_OK): a numpy float32/float16 value computes as float(value).
+NARROW = {"gravity": 12.3, "masscart": 1.3, "masspole": 0.37, "total_mass": 1.7,
+          "length": 0.61, "polemass_length": 0.21, "force_mag": 7.7, "tau": 0.0317,
+          "theta_threshold_radians": 0.11, "x_threshold": 0.9, "min_position": -0.93,
+          "max_position": 0.43, "goal_position": -0.31, "goal_velocity": 0.0013,
+          "dt": 0.071, "max_speed": 3.3, "MAX_VEL_1": 1.1, "MAX_VEL_2": 2.3,
+          "torque_noise_max": 0.37}
+NARROW_CASES = [("CartPole", n) for n in ("gravity", "masscart", "masspole", "total_mass",
+                                          "length", "polemass_length", "force_mag", "tau",
+                                          "theta_threshold_radians", "x_threshold")] + [
+    ("MountainCar", n) for n in ("min_position", "max_position", "goal_position",
+                                 "goal_velocity")] + [
+    ("Pendulum", "dt"), ("Pendulum", "max_speed"),
+    ("Acrobot", "MAX_VEL_1"), ("Acrobot", "MAX_VEL_2"), ("Acrobot", "torque_noise_max")]
+
+
+@pytest.mark.parametrize(("kind", "name"), NARROW_CASES, ids=[f"{k}.{n}" for k, n in NARROW_CASES])
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, np.float64])
+def test_numpy_float_scalars_compute_as_gymnasium(kind, name, dtype):
+    ref, ours = make_pair(kind)
+    for env in (ref, ours):
+        env.reset(seed=5)
+        setattr(env, name, dtype(NARROW[name]))
+    compare_attrs(ref, ours, [name], "written")
+    run(ref, ours, kind, 150, seed=5, watch=[name])
+
+
+@pytest.mark.parametrize("name", ["dt", "max_speed"])
+@pytest.mark.parametrize("action_dtype", [np.float64, np.float16])
+def test_pendulum_float32_attributes_with_other_action_dtypes(name, action_dtype):
+    ref, ours = make_pair("Pendulum")
+    for env in (ref, ours):
+        env.reset(seed=6)
+        setattr(env, name, np.float32(NARROW[name]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for a in actions("Pendulum", 60, 6):
+            a = a.astype(action_dtype)
+            r, o = ref.step(a), ours.step(a)
+            assert r[0].tobytes() == o[0].tobytes() and bits(r[1]) == bits(o[1])
+            assert same_value(ref.last_u, ours.last_u)
+
+
+@pytest.mark.parametrize(("kind", "name", "value"), [
+    ("Pendulum", "g", np.float16(5.0)),
+    ("Pendulum", "max_torque", np.float32(1.0)),  # np.clip of a float16 action -> float32
+    ("Pendulum", "m", np.float32(2.0)),
+    ("MountainCar", "gravity", np.float32(0.003)),
+    ("MountainCar", "max_speed", np.float32(0.01)),
+    ("MountainCarContinuous", "power", np.float32(0.002)),
+    ("Acrobot", "LINK_MASS_1", np.float32(2.0)),
+    ("Acrobot", "dt", np.float32(0.1)),            # dt / 6.0 in float32 in rk4
+    ("CartPole", "gravity", np.array(20.0)),       # a 0-d array: mutable
+    ("CartPole", "tau", np.array(0.01, np.float32)),
+    ("CartPole", "force_mag", np.uint64(10)),      # -force_mag wraps around
+    ("CartPole", "force_mag", np.int8(10)),
+    ("CartPole", "gravity", np.longdouble(9.8)),
+    ("Pendulum", "l", 2 ** 20),                    # m * l**2 in exact int arithmetic
+    ("Acrobot", "LINK_MASS_2", 2 ** 18),
+])
+def test_numpy_values_gymnasium_computes_differently_are_refused(kind, name, value):
+    env = OURS[kind]()
+    env.reset(seed=0)
+    before = env.batch.params_buffer.copy()
+    old = getattr(env, name)
+    with pytest.raises((TypeError, ValueError), match=name):
+        setattr(env, name, value)
+    assert same_value(getattr(env, name), old)
+    assert np.array_equal(env.batch.params_buffer, before)
+
+
+def test_cartpole_float32_attribute_and_a_python_number_state_are_not_mixed():
+    """Gymnasium's x + tau * x_dot with Python-float state elements and a
+    float32 tau computes in float32: ccgym refuses either order."""
+    env = ce.CartPoleEnv()
+    env.reset(seed=0)
+    env.state = [0.0, 0.1, 0.0, 0.1]
+    with pytest.raises(TypeError, match="tau"):
+        env.tau = np.float32(0.01)
+    assert env.tau == 0.02 and type(env.tau) is float
+    env.step(0)  # a new (float64 array) state: now it may
+    env.tau = np.float32(0.01)
+    buf = env.batch.state_buffer.copy()
+    with pytest.raises(TypeError, match="state"):
+        env.state = [0.0, 0.1, 0.0, 0.1]
+    assert np.array_equal(env.batch.state_buffer, buf)
+    ref = gcc.CartPoleEnv()
+    ref.reset(seed=1)
+    env.reset(seed=1)
+    ref.tau = np.float32(0.01)
+    for e in (ref, env):  # numpy float64 elements are fine
+        e.state = [np.float64(0.0), np.float64(0.1), np.float64(0.0), np.float64(0.1)]
+    run(ref, env, "CartPole", 60, seed=1)
+
+
+@pytest.mark.parametrize(("kind", "value"), [
+    ("CartPole", [np.float32(0.1), 0.0, 0.0, 0.0]),  # x + tau * x_dot in float32
+    ("MountainCar", [-0.5, np.float16(0.0)]),
+    ("CartPole", np.array([0, 0, 0, 50000], np.int32)),  # np.square overflows int32
+    ("Pendulum", np.array([0, 2 ** 40])),         # thdot**2 overflows int64
+    ("Pendulum", np.array([2, 0], np.int8)),      # np.sin(int8) is float16
+    ("CartPole", np.array([0, 0, 0, 1], np.int16)),
+    ("MountainCar", np.array([0, 0], np.uint8)),
+])
+def test_state_values_gymnasium_computes_differently_are_refused(kind, value):
+    env = OURS[kind]()
+    env.reset(seed=0)
+    before = env.batch.state_buffer.copy()
+    with pytest.raises((TypeError, ValueError), match="state"):
+        env.state = value
+    assert np.array_equal(env.batch.state_buffer, before)
+
+
+# ------------------------------------------------------ Acrobot AVAIL_TORQUE
+
+TORQUES = [[-2.0, 0.0, 2.0], (0.5, -3, 1.25), np.array([-1.5, 0.1, 3.0]),
+           [np.float64(-0.75), np.int64(2), 1.0, 99.0]]
+
+
+@pytest.mark.parametrize("i", range(len(TORQUES)))
+@pytest.mark.parametrize("noise", [0.0, 0.3])
+@pytest.mark.parametrize("when", ["before_reset", "after_reset"])
+def test_acrobot_avail_torque_write_changes_dynamics(i, noise, when):
+    ref, ours = make_pair("Acrobot")
+    for env in (ref, ours):
+        if when == "after_reset":
+            env.reset(seed=12)
+        env.AVAIL_TORQUE = copy.deepcopy(TORQUES[i])
+        env.torque_noise_max = noise
+        if when == "before_reset":
+            env.reset(seed=12)
+    assert same_value(ref.AVAIL_TORQUE, ours.AVAIL_TORQUE) or ref.AVAIL_TORQUE == ours.AVAIL_TORQUE
+    run(ref, ours, "Acrobot", 200, seed=12)
+    for dup in (copy.deepcopy(ours), pickle.loads(pickle.dumps(ours))):
+        run(copy.deepcopy(ref), dup, "Acrobot", 30, seed=13)
+
+
+def test_acrobot_avail_torque_mutated_in_place():
+    ref, ours = make_pair("Acrobot")
+    lists = [[-1.0, 0.0, 1.0] for _ in range(2)]
+    for env, lst in zip((ref, ours), lists):
+        env.reset(seed=14)
+        env.AVAIL_TORQUE = lst
+    run(ref, ours, "Acrobot", 20, seed=14)
+    for lst in lists:
+        lst[2] = 3.0  # Gymnasium's next step indexes the mutated list
+    run(ref, ours, "Acrobot", 50, seed=15)
+    for lst in lists:
+        lst[0] = np.float32(-2.0)  # refused when the step would use it
+    with pytest.raises(TypeError, match="AVAIL_TORQUE"):
+        ours.step(0)
+    for lst in lists:
+        lst[0] = -2.0
+    run(ref, ours, "Acrobot", 50, seed=16)
+
+
+def test_acrobot_class_list_mutated_in_place():
+    """Gymnasium's AVAIL_TORQUE is one class-level list: mutating it (through
+    an env that reads it, or the class) changes that env and every env made
+    afterwards."""
+    default = ce.AcrobotEnv.AVAIL_TORQUE
+    ref, ours = make_pair("Acrobot")
+    for env in (ref, ours):
+        env.reset(seed=17)
+    try:
+        for env in (ref, ours):
+            assert env.AVAIL_TORQUE is type(env).AVAIL_TORQUE
+            env.AVAIL_TORQUE[0] = -4.0
+        run(ref, ours, "Acrobot", 40, seed=17)
+        ref2, ours2 = make_pair("Acrobot")
+        for env in (ref2, ours2):
+            env.reset(seed=18)
+        assert ours2.AVAIL_TORQUE == [-4.0, 0.0, 1]
+        run(ref2, ours2, "Acrobot", 40, seed=18)
+    finally:
+        gcc.AcrobotEnv.AVAIL_TORQUE[0] = default[0] = -1.0
+    assert ce.AcrobotEnv().AVAIL_TORQUE == [-1.0, 0.0, 1]
+
+
+@pytest.mark.parametrize("value", [
+    [np.float32(-2.0), 0.0, 2.0],   # float32 + the noise rounds to float32 in Gymnasium
+    [-1.0, 0.0],                    # action 2 would raise IndexError
+    "abc", 2.0, [True, 0.0, 1.0], [2 ** 60, 0, 1], np.zeros((3, 1)),
+])
+def test_acrobot_avail_torque_refused(value):
+    env = ce.AcrobotEnv()
+    env.reset(seed=0)
+    before = env.batch.params_buffer.copy()
+    with pytest.raises((TypeError, ValueError), match="AVAIL_TORQUE"):
+        env.AVAIL_TORQUE = value
+    assert np.array_equal(env.batch.params_buffer, before)
+    assert env.AVAIL_TORQUE == [-1.0, 0.0, 1]

@@ -21,7 +21,16 @@ typedef struct ccgym_acrobot_params {
     double d1_a, d1_b, d1_c, d2_a, d2_b, phi2_c, phi1_a, phi1_b, phi1_c, dd2_c, den_a;
     int32_t use_npy_fma_trig; /* reset observation: numpy's float32 sin/cos variant */
     int32_t reserved;
+    /* AVAIL_TORQUE[a], the torque of each action: Gymnasium's [-1.0, 0.0, +1]
+     * from params_init; the single env's AVAIL_TORQUE attribute sets them. */
+    double torque_0, torque_1, torque_2;
 } ccgym_acrobot_params;
+
+/* AVAIL_TORQUE[a] for an action a in 0..2 (the binding checks the range). */
+static inline double ccgym_acrobot_torque(const ccgym_acrobot_params *p, int64_t a)
+{
+    return a == 0 ? p->torque_0 : a == 1 ? p->torque_1 : p->torque_2;
+}
 
 typedef struct ccgym_acrobot_state {
     double s[4]; /* theta1, theta2, dtheta1, dtheta2 */

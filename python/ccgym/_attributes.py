@@ -16,11 +16,15 @@ field that is not an attribute (Pendulum's ``3 * g / (2 * l)``, Acrobot's
 _dsdt terms, which Gymnasium computes in every step) is recomputed by the
 table's params_init.
 
-Values: Python ints (|v| <= 2**53) and floats everywhere, as Gymnasium's
-defaults are; numpy float64/integer scalars only where Gymnasium's arithmetic
-with them is the same as with a Python float (:data:`NUMPY_SCALAR_OK`).
-Anything else (np.float32, arrays, bools, strings) raises TypeError: with it
-Gymnasium would compute in another precision, which ccgym does not model.
+Values: Python ints (|v| <= 2**53; 2**17 where Gymnasium multiplies
+attributes together, :data:`INT_PRODUCTS`) and floats everywhere, as
+Gymnasium's defaults are; numpy float64/int32/int64 scalars where Gymnasium's
+arithmetic with them is the same as with a Python float
+(:data:`NUMPY_SCALAR_OK`), numpy float32/float16 ones where numpy promotes
+them to float64 at every use (:data:`NUMPY_NARROW_OK`). Anything else (those
+elsewhere, 0-d arrays, unsigned or 8/16-bit ints, bools, strings) raises
+TypeError: with it Gymnasium would compute in another precision or type,
+which ccgym does not model (README, "Drop-in compatibility").
 
 Package-internal.
 """
@@ -62,8 +66,42 @@ NUMPY_SCALAR_OK: dict[str, frozenset[str]] = {
     "MountainCar": frozenset(GYM_PARAMS["MountainCar"]),
     "MountainCarContinuous": frozenset(),
     "Pendulum": frozenset({"g", "dt", "max_speed"}),
-    "Acrobot": frozenset(),
+    # bound(ns[2], -MAX_VEL_1, MAX_VEL_1) returns a value or the bound itself
+    # (into a float64 array); uniform(-t, t) takes its bounds as C doubles.
+    "Acrobot": frozenset({"MAX_VEL_1", "MAX_VEL_2", "torque_noise_max"}),
 }
+
+# Attributes that also take numpy float32 and float16 scalars: every
+# operation Gymnasium's step does with them has a numpy float64 operand (the
+# state's elements, np.sin/np.cos/np.square of them, a float64 clip), so
+# numpy promotes to float64 and the value computes as float(value) does, on
+# numpy 2 (NEP 50) and on numpy 1's value-based promotion alike. Not here
+# (TypeError): attributes that meet a Python number, an action or another
+# attribute first, where numpy would compute in float32 (CartPole is listed,
+# but not while its state is a written list of Python numbers; see
+# python_number_state).
+NUMPY_NARROW_OK: dict[str, frozenset[str]] = {
+    "CartPole": frozenset(GYM_PARAMS["CartPole"]) - {"kinematics_integrator",
+                                                      "_sutton_barto_reward"},
+    # Only compared with (or clipped against) the float64 position/velocity.
+    "MountainCar": frozenset({"min_position", "max_position", "goal_position",
+                              "goal_velocity"}),
+    "MountainCarContinuous": frozenset(),
+    # (...) * dt and np.clip(newthdot, ...) meet the float64 newthdot.
+    "Pendulum": frozenset({"dt", "max_speed"}),
+    "Acrobot": frozenset({"MAX_VEL_1", "MAX_VEL_2", "torque_noise_max"}),
+}
+
+# Attributes Gymnasium multiplies with each other (Pendulum's m * l**2,
+# Acrobot's _dsdt terms, up to 2 * m2 * l1 * lc2): with int values it does
+# so in exact integer arithmetic, which C's doubles match only while every
+# product stays below 2**53. Ints there are taken up to 2**17.
+INT_PRODUCTS: dict[str, frozenset[str]] = {
+    "Pendulum": frozenset({"g", "m", "l"}),
+    "Acrobot": frozenset({"LINK_LENGTH_1", "LINK_MASS_1", "LINK_MASS_2", "LINK_COM_POS_1",
+                          "LINK_COM_POS_2", "LINK_MOI"}),
+}
+_MAX_PRODUCT_INT = 2 ** 17
 
 def _book(value: Any) -> bool:
     # Gymnasium reads anything but "nips" as "book"; a typo is refused here.
@@ -80,23 +118,69 @@ SWITCHES: dict[str, Callable[[Any], bool]] = {
 }
 
 _MAX_EXACT_INT = 2 ** 53
+# CartPole's np.square(theta_dot), Pendulum's thdot**2: exact in int32.
+_MAX_SQUARED_INT = 46340
+
+# Params fields params_init sets to a constant that an attribute other than
+# a GYM_PARAMS one may change (Acrobot's AVAIL_TORQUE): kept on every write.
+KEPT: dict[str, set[str]] = {"Acrobot": {"torque_0", "torque_1", "torque_2"}}
 
 
 def number(kind: str, name: str, value: Any) -> float:
     """``value`` as the float C stores, or TypeError/ValueError if Gymnasium
     would compute with it differently from a Python float."""
-    if type(value) is float or (type(value) is int and abs(value) <= _MAX_EXACT_INT):
-        return float(value)
-    if name in NUMPY_SCALAR_OK[kind] and isinstance(value, (np.float64, np.integer)) and (
-            not isinstance(value, np.integer) or abs(int(value)) <= _MAX_EXACT_INT):
-        return float(value)
+    limit = _MAX_PRODUCT_INT if name in INT_PRODUCTS.get(kind, ()) else _MAX_EXACT_INT
+    if type(value) is float:
+        return value
     if type(value) is int:
-        raise ValueError(f"{name} = {value}: ints beyond 2**53 are not exact as floats")
-    hint = ("a Python int or float" if name not in NUMPY_SCALAR_OK[kind]
-            else "a Python int or float, or a numpy float64/integer scalar")
+        if abs(value) > limit:
+            why = ("Gymnasium multiplies it with other attributes in exact int arithmetic"
+                   if limit < _MAX_EXACT_INT else "not exact as floats")
+            raise ValueError(f"{name} = {value}: ints beyond {limit} ({why}) do not compute "
+                             "as C's doubles do; assign a float")
+        return float(value)
+    if isinstance(value, np.ndarray):
+        raise TypeError(
+            f"{name} must be a scalar, got a numpy array {value!r}: Gymnasium would keep that "
+            "array and see later in-place changes to it, which ccgym cannot; assign "
+            "value[()] (a numpy scalar) or float(value)")
+    numpy_ok = name in NUMPY_SCALAR_OK[kind]
+    narrow_ok = name in NUMPY_NARROW_OK[kind]
+    if isinstance(value, np.integer) and numpy_ok:
+        # Unsigned and 8/16-bit ints wrap in Gymnasium's -value and products.
+        if value.dtype.kind != "i" or value.dtype.itemsize < 4:
+            raise TypeError(
+                f"{name} = {value!r} ({type(value).__name__}): Gymnasium's arithmetic with "
+                "it can wrap around; assign a Python int or np.int64")
+        if abs(int(value)) > limit or int(value) == np.iinfo(value.dtype).min:
+            raise ValueError(f"{name} = {value!r}: beyond the ints computed exactly")
+        return float(value)
+    if type(value) is np.float64 and numpy_ok:
+        return float(value)
+    if type(value) in (np.float32, np.float16) and narrow_ok:
+        return float(value)
+    if type(value) in (np.float64, np.float32, np.float16) or isinstance(value, np.integer):
+        where = ", ".join(sorted(NUMPY_NARROW_OK[kind])) or "none"
+        raise TypeError(
+            f"{name} = {value!r} ({type(value).__name__}): Gymnasium's step would combine it "
+            f"with a Python number, an action or another attribute in {value.dtype} "
+            "arithmetic (numpy's promotion), which ccgym does not model; assign a Python "
+            f"float (float(value)). {kind} attributes taking numpy float32/float16: {where}")
     raise TypeError(
-        f"{name} must be {hint}, got {value!r} ({type(value).__name__}): Gymnasium's "
-        "arithmetic with it would use another precision, which ccgym does not model")
+        f"{name} must be a real number, got {value!r} ({type(value).__name__}): Gymnasium's "
+        "arithmetic with it would use another precision or type, which ccgym does not model")
+
+
+def python_number_state(value: Any) -> bool:
+    """Whether a written state holds Python ints/floats (not numpy scalars):
+    Gymnasium's CartPole then computes x + tau * x_dot with them directly."""
+    return isinstance(value, (list, tuple)) and any(type(x) in (int, float) for x in value)
+
+
+def narrow_faces(env: Any) -> list[str]:
+    """The attributes of env holding numpy float32/float16 scalars."""
+    return [name for name, v in env.__dict__.get("_attr_faces", {}).items()
+            if type(v) in (np.float32, np.float16)]
 
 
 def write_params(env: Any, changes: dict[str, float]) -> None:
@@ -104,14 +188,14 @@ def write_params(env: Any, changes: dict[str, float]) -> None:
     verbatim, the other attribute fields kept, the non-attribute derived
     fields recomputed from the inputs by the table's params_init. One call
     under the core's guard: a concurrent step sees the old or the new set."""
-    core = env.batch
+    core = env._core  # not env.batch: that writes back handed-out values (this is one)
     info = _core.env_info(env.kind)
     record = core.params_buffer.view(info.params_dtype)[:1].copy()[0]
     for field, value in changes.items():
         record[field] = value
     inputs = {f: (bool(record[f]) if f in info.bool_fields else float(record[f]))
               for f in info.param_fields}
-    kept = set(GYM_PARAMS[env.kind].values()) | set(info.param_fields)
+    kept = set(GYM_PARAMS[env.kind].values()) | set(info.param_fields) | KEPT.get(env.kind, set())
 
     def apply() -> None:
         core.set_params(inputs)
@@ -153,6 +237,12 @@ class ParamAttribute:
             c_value = float(SWITCHES[self.name](value))
         else:
             c_value = number(kind, self.name, value)
+            if (kind == "CartPole" and type(value) in (np.float32, np.float16)
+                    and python_number_state(env._current_state_object())):
+                raise TypeError(
+                    f"{self.name} = {value!r}: the state is a written list of Python numbers, "
+                    "with which Gymnasium's next step would compute x + tau * x_dot in "
+                    f"{value.dtype}; assign a Python float, or the state as a float64 array")
         if self.check is not None:
             self.check(self.name, c_value)
         write_params(env, {field: c_value})
@@ -182,6 +272,15 @@ def state_array(kind: str, value: Any, length: int,
                 float32_ok: bool) -> tuple[np.ndarray, bool]:
     """A written ``state`` as (float64 values, was float32), or TypeError /
     ValueError for a value Gymnasium's step would compute with differently."""
+    if isinstance(value, (list, tuple)):
+        for x in value:
+            # np.asarray would make a mixed list float64, but Gymnasium
+            # unpacks it and computes with each element's own type.
+            if not (type(x) in (int, float, np.float64, np.int64, np.int32)
+                    or isinstance(x, np.ndarray)):
+                raise TypeError(
+                    f"{kind} state element {x!r} ({type(x).__name__}): Gymnasium's step "
+                    "would compute with its type; use Python numbers or float64")
     arr = np.asarray(value)
     if arr.dtype.kind not in "fiu" or arr.shape != (length,):
         raise ValueError(
@@ -192,6 +291,77 @@ def state_array(kind: str, value: Any, length: int,
         raise TypeError(
             f"{kind} state of dtype {arr.dtype}: Gymnasium's next step would compute in "
             "that precision, which ccgym does not model; assign float64 values")
+    if arr.dtype.kind in "iu" and arr.dtype.itemsize < 4:
+        raise TypeError(
+            f"{kind} state of dtype {arr.dtype}: Gymnasium's np.sin/np.cos/np.square of it "
+            "compute in float16/float32 (or wrap around); assign float64 values")
+    if (kind in ("CartPole", "Pendulum") and arr.dtype.kind in "iu"
+            and np.any(np.abs(arr.astype(np.float64)) > _MAX_SQUARED_INT)):
+        raise ValueError(
+            f"{kind} state: integers beyond {_MAX_SQUARED_INT}: Gymnasium squares them "
+            "in their int type, which overflows; assign float64 values")
     if arr.dtype.kind in "iu" and np.any(np.abs(arr.astype(np.float64)) > _MAX_EXACT_INT):
         raise ValueError(f"{kind} state: integers beyond 2**53 are not exact as floats")
     return arr.astype(np.float64), bool(is32)
+
+
+def snapshot(obj: Any) -> Any:
+    """What a handed-out ``state`` holds now, to tell later whether it was
+    mutated in place: an array's dtype, shape and bytes; a list's (or a
+    tuple's holding arrays) items and their arrays' bytes; None for an
+    object that cannot change (a tuple of numbers)."""
+    if isinstance(obj, np.ndarray):
+        return (obj.dtype, obj.shape, obj.tobytes())
+    if isinstance(obj, (list, tuple)):
+        items = tuple((x, snapshot(x) if isinstance(x, (np.ndarray, list, tuple)) else None)
+                      for x in obj)
+        if isinstance(obj, tuple) and all(s is None for _, s in items):
+            return None
+        return (type(obj), len(obj), items)
+    return None
+
+
+def same_snapshot(a: Any, b: Any) -> bool:
+    if a is None or b is None:
+        return a is b
+    if isinstance(a[0], np.dtype):
+        return a[0] == b[0] and a[1] == b[1] and a[2] == b[2]
+    return (a[0] is b[0] and a[1] == b[1] and all(
+        x is y and same_snapshot(sx, sy) for (x, sx), (y, sy) in zip(a[2], b[2])))
+
+
+def check_position(kind: str, position: float) -> None:
+    """The mountain cars' step takes math.cos(3 * position), which raises
+    for an infinite position: refuse it (ValueError, as Gymnasium's step)."""
+    if math.isinf(3.0 * float(position)):
+        raise ValueError(
+            f"{kind} state: position {position}: 3 * position is infinite; Gymnasium's step raises "
+            "ValueError (math domain error) in math.cos(3 * position)")
+
+
+def torques(value: Any) -> tuple[float, float, float]:
+    """Acrobot's AVAIL_TORQUE as the three torques C stores, or TypeError /
+    ValueError. Gymnasium's step takes ``AVAIL_TORQUE[a]`` (a = 0, 1, 2),
+    adds the noise (a Python float) and appends it to the state for rk4 in
+    float64: Python ints/floats and numpy float64/int64 values compute as
+    float(value) does; a numpy float32/float16 one would round the noisy
+    torque to its precision (NEP 50), which ccgym does not model."""
+    if not isinstance(value, (list, tuple, np.ndarray)):
+        raise TypeError(f"AVAIL_TORQUE must be a list, tuple or array of torques, got {value!r}")
+    if isinstance(value, np.ndarray) and value.ndim != 1:
+        raise ValueError(f"AVAIL_TORQUE must be one-dimensional, got shape {value.shape}")
+    if len(value) < 3:
+        raise ValueError(
+            f"AVAIL_TORQUE needs a torque for each of the 3 actions, got {value!r}")
+    out = []
+    for x in value[:3]:
+        if type(x) is float or type(x) is np.float64:
+            out.append(float(x))
+        elif (type(x) is int or type(x) is np.int64) and abs(int(x)) <= _MAX_EXACT_INT:
+            out.append(float(x))
+        else:
+            raise TypeError(
+                f"AVAIL_TORQUE: torque {x!r} ({type(x).__name__}) must be a Python int or "
+                "float (or a numpy float64/int64): Gymnasium would compute with it in another "
+                "precision or type")
+    return out[0], out[1], out[2]

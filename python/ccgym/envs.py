@@ -8,9 +8,13 @@ bit. Like Gymnasium's raw classes they have no time limit; ``gymnasium.make``
 adds it (``TimeLimit``) from the registered ``max_episode_steps``.
 
 Gymnasium's public attributes are live: its physical constants and
-thresholds (descriptors over the C params, ccgym._attributes), ``state``,
+thresholds (descriptors over the C params, ccgym._attributes), Acrobot's
+``AVAIL_TORQUE``, ``state`` (one object until the next step, as in
+Gymnasium: mutating it in place changes the next step),
 ``steps_beyond_terminated``, ``last_u``, and ``np_random``, a numpy Generator
-over the env's own C stream. ``close()`` only closes a render window.
+over the env's own C stream. ``close()`` only closes a render window. The
+value types ccgym refuses (Gymnasium would compute with them in another
+precision) are listed in the README's "Drop-in compatibility".
 """
 
 from __future__ import annotations
@@ -103,10 +107,16 @@ class _CoreEnv(gym.Env):
 
     def _bind_step(self) -> None:
         # Straight to the core (no Python frame) unless something must happen
-        # around each step: drawing (render_mode="human") or keeping an
-        # assigned Generator in step with the C stream (Acrobot's noise).
-        synced = self.__dict__.get("_user_rng") is not None and self.kind == "Acrobot"
-        if synced:
+        # around each step: drawing (render_mode="human"), keeping an
+        # assigned Generator in step with the C stream (Acrobot's noise), or
+        # writing back a handed-out `state` the caller may have mutated.
+        d = self.__dict__
+        synced = d.get("_user_rng") is not None and self.kind == "Acrobot"
+        handed = d.get("_handed")
+        # A mutable state object may change before the step; a written one
+        # (even a tuple) stops being the state at the step.
+        if synced or (handed is not None and (handed[2] is not None or handed[3])) \
+                or "_watched" in d:
             self.step = self._step_synced
         elif self.render_mode == "human":
             self.step = self._step_and_show
@@ -117,7 +127,9 @@ class _CoreEnv(gym.Env):
     def batch(self) -> _core.Batch:
         """The one-instance C batch behind this env (package-internal: for
         ccgym's renderer, pixel wrappers and benchmarks). Its buffers are the
-        env's live state; its methods skip this env's checks."""
+        env's live state (a handed-out ``state`` mutated in place is written
+        back first); its methods skip this env's checks."""
+        self._sync()
         return self._core
 
     # --------------------------------------------------------- np_random
@@ -196,7 +208,16 @@ class _CoreEnv(gym.Env):
             self._rng_from_core()
 
     def _step_synced(self, action: Any):
+        """step() when something must happen around the core's step1: a
+        handed-out state written back, an assigned Generator kept in step,
+        drawing in render_mode="human"."""
+        handed = "_handed" in self.__dict__
+        self._sync()  # raises (env unchanged) for a state it refuses
         result = self._rng_call(self._core.step1, action)
+        if handed:
+            # The step made a new state (as Gymnasium's makes a new object):
+            # the old one is the caller's now, and step goes back to the core.
+            self._drop_handed()
         if self.render_mode == "human":
             self.render()
         return result
@@ -224,6 +245,7 @@ class _CoreEnv(gym.Env):
             obs = self._core.reset1(seed, a, b)
             self._np_random_seed = seed
         self.__dict__.pop("_written", None)
+        self._drop_handed()
         if self.render_mode == "human":
             self.render()
         return obs, {}
@@ -262,7 +284,7 @@ class _CoreEnv(gym.Env):
             if self.kind in ("CartPole", "Acrobot"):  # Gymnasium's render returns None there
                 return None
             raise reset_needed("render()", "env.")
-        frame = render_batch(self.kind, self._core)[0]
+        frame = render_batch(self.kind, self.batch)[0]
         if self.render_mode == "rgb_array":
             return frame
         if self.render_mode != "human":  # another mode: Gymnasium's render returns None
@@ -285,6 +307,7 @@ class _CoreEnv(gym.Env):
     def get_state(self) -> dict[str, Any]:
         """A snapshot of the env: physics state, RNG stream, last outputs.
         :meth:`set_state` restores it exactly."""
+        self._sync()
         self._rng_to_core()
         snap = self._core.get_state()
         snap["np_random_seed"] = self._np_random_seed
@@ -307,6 +330,7 @@ class _CoreEnv(gym.Env):
         # The snapshot's stream is the env's now (not an assigned Generator's).
         self._forget_user_rng()
         self.__dict__.pop("_written", None)
+        self._drop_handed()
         bitgen = self._np_random.bit_generator
         bitgen.state = {**bitgen.state, "has_uint32": int(buffered[0]),
                         "uinteger": int(buffered[1])}
@@ -338,10 +362,67 @@ class _CoreEnv(gym.Env):
 
     # ------------------------------------------------------------- state
     # Reading `state` gives Gymnasium's type for where the env is (after a
-    # reset, after a step); a value just written reads back as that very
-    # object until the next step or reset, as in Gymnasium. Writing sets
-    # the C state the next step starts from (a copy: mutating the array
-    # afterwards in place does not reach the env). None un-resets the env.
+    # reset, after a step). As in Gymnasium, `state` is one object until the
+    # next step or reset: every read gives it (a value written reads back as
+    # that very object), and mutating it in place (`s = env.state; s[0] =
+    # 0.1`, or the array or list that was assigned) changes the next step.
+    # The object is kept in _handed = (C state bytes, object, snapshot,
+    # written); the bytes tell whether C still holds the state it stands for
+    # (the env's own writes refresh them; a step or reset through `batch`
+    # does not). While it is mutable (snapshot not None) or was written,
+    # step is bound to _step_synced,
+    # which writes it back into C first if it differs from its snapshot,
+    # then drops it (Gymnasium's step makes a new state object, so a
+    # reference kept across a step no longer reaches the env) and binds
+    # step straight to the core again. Every other reader of the C state
+    # (render, get_state, pickling, `batch`) writes it back too. A mutated
+    # state ccgym refuses raises there, the env unchanged. None un-resets.
+    def _current_state_object(self) -> Any:
+        """The state object Gymnasium would hold now, if one is handed out."""
+        handed = self.__dict__.get("_handed")
+        if (handed is not None and self._core.has_reset
+                and handed[0] == self._core.state_buffer.tobytes()):
+            return handed[1]
+        return None
+
+    def _hand_out(self, obj: Any, written: bool = False) -> None:
+        self.__dict__["_handed"] = (self._core.state_buffer.tobytes(), obj,
+                                    _attributes.snapshot(obj), written)
+        self._bind_step()
+
+    def _sync(self) -> None:
+        """Writes into C what the caller may have mutated in place: a handed-out
+        state, a watched attribute value (Acrobot's AVAIL_TORQUE list)."""
+        d = self.__dict__
+        if "_handed" in d:
+            self._sync_state()
+        if "_watched" in d:
+            self._sync_watched()
+
+    def _sync_watched(self) -> None:
+        pass
+
+    def _drop_handed(self) -> None:
+        if self.__dict__.pop("_handed", None) is not None:
+            self._bind_step()
+
+    def _sync_state(self) -> None:
+        """Writes a handed-out state mutated in place back into C."""
+        token, obj, snap, written = self.__dict__["_handed"]
+        if snap is None:
+            return
+        if not self._core.has_reset or token != self._core.state_buffer.tobytes():
+            self._drop_handed()  # stepped or reset behind this env's back (batch)
+            return
+        now = _attributes.snapshot(obj)
+        if not _attributes.same_snapshot(now, snap):
+            try:
+                self._set_state_value(obj)
+            except (TypeError, ValueError) as e:
+                raise type(e)(f"the state array was changed in place to a value ccgym "
+                              f"refuses (the env is unchanged): {e}") from None
+            self.__dict__["_handed"] = (self._core.state_buffer.tobytes(), obj, now, written)
+
     def _step_count(self) -> int:
         return int(self._core.episode_start[0] + self._core.elapsed[0])
 
@@ -376,7 +457,11 @@ class _CoreEnv(gym.Env):
                 view[0][name] = value
             self._core.has_reset = True
 
+        current = self._current_state_object() is not None
         self._core.exclusive(apply)
+        if current:  # still the state: C now holds its new bytes
+            handed = self.__dict__["_handed"]
+            self.__dict__["_handed"] = (self._core.state_buffer.tobytes(),) + handed[1:]
 
     #: State fields as Gymnasium's __init__ leaves them (before any reset).
     _fresh_state: ClassVar[dict[str, Any]] = {}
@@ -397,17 +482,22 @@ class _CoreEnv(gym.Env):
             if self._state_at_init:
                 return None
             raise self._unset("state")
-        written, value = self._written_value("state")
-        return value if written else self._read_state()
+        handed = self._current_state_object()
+        if handed is not None:
+            return handed
+        value = self._read_state()
+        self._hand_out(value)
+        return value
 
     @state.setter
     def state(self, value: Any) -> None:
         if value is None:
             self._core.exclusive(setattr, self._core, "has_reset", False)
             self.__dict__.pop("_written", None)
+            self._drop_handed()
             return
         self._set_state_value(value)
-        self._remember_written("state", value)
+        self._hand_out(value, written=True)
 
     def _set_state_value(self, value: Any) -> None:
         raise NotImplementedError
@@ -476,6 +566,12 @@ class CartPoleEnv(_DiscreteEnv):
 
     def _set_state_value(self, value: Any) -> None:
         arr, _ = _attributes.state_array(self.kind, value, 4, float32_ok=False)
+        narrow = _attributes.narrow_faces(self)
+        if narrow and _attributes.python_number_state(value):
+            raise TypeError(
+                f"CartPole state {value!r} of Python numbers while {', '.join(narrow)} "
+                "hold numpy float32/float16 scalars: Gymnasium's next step would compute "
+                "x + tau * x_dot in that precision; assign the state as a float64 array")
         self._write_state(dict(zip(("x", "x_dot", "theta", "theta_dot"), arr.tolist())))
 
     @property
@@ -547,6 +643,7 @@ class MountainCarEnv(_DiscreteEnv):
 
     def _set_state_value(self, value: Any) -> None:
         arr, _ = _attributes.state_array(self.kind, value, 2, float32_ok=False)
+        _attributes.check_position(self.kind, arr[0])
         self._write_state({"position": float(arr[0]), "velocity": float(arr[1])})
 
     def _height(self, xs: Any) -> Any:
@@ -612,6 +709,7 @@ class Continuous_MountainCarEnv(_ContinuousEnv):  # noqa: N801 (Gymnasium's name
                 "MountainCarContinuous state must be a float32 or float64 numpy array "
                 f"(Gymnasium's step computes in its precision), got {value!r}")
         arr, is32 = _attributes.state_array(self.kind, value, 2, float32_ok=True)
+        _attributes.check_position(self.kind, arr[0])
         self._write_state({"position": float(arr[0]), "velocity": float(arr[1]),
                            "state_f32": int(is32)})
 
@@ -700,7 +798,8 @@ class AcrobotEnv(_DiscreteEnv):
 
     Matches ``gymnasium.envs.classic_control.AcrobotEnv`` ("book" dynamics,
     RK4 with dt = 0.2, float32 state after reset). ``torque_noise_max`` adds
-    uniform torque noise drawn from the env's stream, as in Gymnasium.
+    uniform torque noise drawn from the env's stream, as in Gymnasium;
+    ``AVAIL_TORQUE`` (the torque of each action) is live.
     """
 
     kind = "Acrobot"
@@ -724,20 +823,52 @@ class AcrobotEnv(_DiscreteEnv):
     domain_fig = None
     actions_num = 3
 
-    @property
-    def AVAIL_TORQUE(self) -> list[float]:  # noqa: N802 (Gymnasium's name)
-        """Gymnasium's torques per action, [-1.0, 0.0, +1] (a new list on each
-        read). ccgym's kernel has them built in: assigning raises."""
-        return [-1.0, 0.0, +1]
+    # AVAIL_TORQUE: Gymnasium's class-level list [-1.0, 0.0, +1], the torque
+    # of each action. Live over the params fields torque_0..2: assigning a
+    # list, tuple or array changes the next steps; an instance reading it gets
+    # the very object (the class's list until one is assigned) and, as
+    # Gymnasium's step indexes that object anew each step, its step is bound
+    # to _step_synced, which writes the torques into C when the object has
+    # changed in place.
+    def _get_torques(self) -> Any:
+        value = self.__dict__.get("_attr_faces", {}).get("AVAIL_TORQUE", _AVAIL_TORQUE)
+        if "_watched" not in self.__dict__ and self.__dict__.get("_attr_live"):
+            self._watch(value)
+        return value
 
-    @AVAIL_TORQUE.setter
-    def AVAIL_TORQUE(self, value: Any) -> None:  # noqa: N802
-        raise AttributeError("ccgym's Acrobot has the torques [-1, 0, +1] built in; "
-                             "AVAIL_TORQUE cannot be changed")
+    def _watch(self, value: Any) -> None:
+        snap = _attributes.snapshot(value)
+        if snap is None:  # a tuple of numbers cannot change
+            self.__dict__.pop("_watched", None)
+        else:
+            self.__dict__["_watched"] = (value, snap)
+        self._bind_step()
+
+    def _set_torques(self, value: Any) -> None:
+        torques = _attributes.torques(value)
+        _attributes.write_params(self, dict(zip(("torque_0", "torque_1", "torque_2"), torques)))
+        self.__dict__.setdefault("_attr_faces", {})["AVAIL_TORQUE"] = value
+        self._watch(value)
+
+    def _sync_watched(self) -> None:
+        value, snap = self.__dict__["_watched"]
+        now = _attributes.snapshot(value)
+        if not _attributes.same_snapshot(now, snap):
+            try:
+                torques = _attributes.torques(value)
+            except (TypeError, ValueError) as e:
+                raise type(e)(f"AVAIL_TORQUE was changed in place to a value ccgym refuses "
+                              f"(the env is unchanged): {e}") from None
+            _attributes.write_params(
+                self, dict(zip(("torque_0", "torque_1", "torque_2"), torques)))
+            self.__dict__["_watched"] = (value, now)
 
     def __init__(self, render_mode: str | None = None, torque_noise_max: float = 0.0):
         params = acrobot_params(torque_noise_max=torque_noise_max)
         super().__init__(render_mode=render_mode, **params)
+        if _AVAIL_TORQUE != [-1.0, 0.0, +1]:
+            # The class's list was changed in place: Gymnasium's new envs use it.
+            self._set_torques(_AVAIL_TORQUE)
         if params["torque_noise_max"]:
             self.torque_noise_max = params["torque_noise_max"]
         high = np.array(
@@ -763,6 +894,26 @@ class AcrobotEnv(_DiscreteEnv):
         arr, _ = _attributes.state_array(self.kind, value, 4, float32_ok=True)
         self._write_state({"s": arr})
 
+
+
+#: Gymnasium's AcrobotEnv.AVAIL_TORQUE: the class-level list every instance
+#: reads until it is given its own.
+_AVAIL_TORQUE: list[Any] = [-1.0, 0.0, +1]
+
+
+class _TorqueAttribute:
+    """AcrobotEnv.AVAIL_TORQUE: the class's list on the class, live on an env."""
+
+    __doc__ = "Gymnasium's torques per action, ``[-1.0, 0.0, +1]`` (live; settable)."
+
+    def __get__(self, env: Any, owner: type | None = None) -> Any:
+        return _AVAIL_TORQUE if env is None else env._get_torques()
+
+    def __set__(self, env: Any, value: Any) -> None:
+        env._set_torques(value)
+
+
+AcrobotEnv.AVAIL_TORQUE = _TorqueAttribute()  # type: ignore[assignment]
 
 
 def _check_torque_noise(name: str, value: float) -> None:
