@@ -775,3 +775,58 @@ def test_acrobot_avail_torque_refused(value):
         env.AVAIL_TORQUE = value
     assert np.array_equal(env.batch.params_buffer, before)
     assert env.AVAIL_TORQUE == [-1.0, 0.0, 1]
+
+
+# ------------------------------------ np_random of another bit generator
+FOREIGN = [np.random.MT19937, np.random.Philox, np.random.SFC64]
+
+
+def _action(kind):
+    return np.array([0.3], np.float32) if kind in ("MountainCarContinuous", "Pendulum") else 1
+
+
+@pytest.mark.parametrize("bitgen", FOREIGN, ids=lambda b: b.__name__)
+@pytest.mark.parametrize("kind", KINDS)
+def test_np_random_of_another_bit_generator_matches_gymnasium(kind, bitgen):
+    """Gymnasium takes any Generator as np_random and draws its resets from
+    it: ccgym's env does the same draws (resets with and without options,
+    steps between them, the user's own draws interleaved)."""
+    ours, ref = OURS[kind](), GYM[kind]()
+    ours.reset(seed=1)
+    ref.reset(seed=1)
+    ours.np_random = np.random.Generator(bitgen(3))
+    ref.np_random = np.random.Generator(bitgen(3))
+    wide = {"x_init": 2.0, "y_init": 0.5} if kind == "Pendulum" else {"low": -0.1, "high": 0.1}
+    for opts in (None, wide, None):
+        a, _ = ours.reset(options=opts)
+        b, _ = ref.reset(options=opts)
+        assert a.dtype == b.dtype and a.tobytes() == b.tobytes(), (opts, a, b)
+        sa, sb = np.asarray(ours.state), np.asarray(ref.state)
+        assert sa.dtype == sb.dtype and sa.tobytes() == sb.tobytes(), (sa, sb)
+        for _ in range(4):
+            x, y = ours.step(_action(kind)), ref.step(_action(kind))
+            assert x[0].tobytes() == y[0].tobytes() and float(x[1]) == float(y[1])
+        assert ours.np_random.random() == ref.np_random.random()
+    assert ours.np_random is not None and type(ours.np_random.bit_generator) is bitgen
+    # reset(seed=...) gives the env its own stream again, as in Gymnasium
+    a, _ = ours.reset(seed=4)
+    b, _ = ref.reset(seed=4)
+    assert a.tobytes() == b.tobytes()
+    assert ours.np_random.random() == ref.np_random.random()
+
+
+def test_acrobot_noise_with_another_bit_generator_is_refused_cleanly():
+    """Acrobot's torque noise is drawn in C from a PCG64 stream: with an
+    MT19937 np_random and torque_noise_max > 0 a step raises, env unchanged."""
+    env = ce.AcrobotEnv(torque_noise_max=0.1)
+    env.reset(seed=0)
+    env.np_random = np.random.Generator(np.random.MT19937(0))
+    before = np.array(env.state)
+    with pytest.raises(RuntimeError, match="PCG64"):
+        env.step(1)
+    assert np.array_equal(np.asarray(env.state), before)
+    env.torque_noise_max = 0.0  # no noise: no draw, steps as Gymnasium's
+    ref = gcc.AcrobotEnv()
+    ref.reset(seed=0)
+    ref.np_random = np.random.Generator(np.random.MT19937(0))
+    assert env.step(1)[0].tobytes() == ref.step(1)[0].tobytes()

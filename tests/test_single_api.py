@@ -310,10 +310,16 @@ def test_np_random_assignment():
     assert env.np_random is g
 
 
-def test_np_random_rejects_other_bit_generators():
+def test_np_random_takes_other_bit_generators():
+    """As Gymnasium does (issue 16; it was refused before): the env draws from
+    the assigned Generator itself (tests/test_live_attributes.py compares every
+    env with Gymnasium's)."""
     env = ccgym.CartPoleEnv()
-    with pytest.raises(TypeError, match="PCG64"):
-        env.np_random = np.random.Generator(np.random.MT19937(0))
+    g = np.random.Generator(np.random.MT19937(0))
+    env.np_random = g
+    assert env.np_random is g
+    expected = copy.deepcopy(g).uniform(-0.05, 0.05, size=(4,)).astype(np.float32)
+    assert np.array_equal(env.reset()[0], expected)
 
 
 def test_np_random_is_the_env_stream():

@@ -162,13 +162,13 @@ class _CoreEnv(gym.Env):
             return
         if not isinstance(value, np.random.Generator):
             raise TypeError(f"np_random must be a numpy.random.Generator, got {type(value)}")
-        bitgen = value.bit_generator
-        if not isinstance(bitgen, (np.random.PCG64, _core.StreamBitGenerator)):
-            raise TypeError(
-                "ccgym streams are PCG64; cannot take a "
-                f"{type(bitgen).__name__} generator")
+        # A PCG64 Generator drives the C stream (its state goes into C); any
+        # other bit generator (MT19937, Philox, SFC64, ...) is drawn from in
+        # Python, with Gymnasium's own calls (_reset_foreign).
+        foreign = not isinstance(value.bit_generator, (np.random.PCG64, _core.StreamBitGenerator))
         self._drop_stream_rng()
         self.__dict__["_user_rng"] = value
+        self.__dict__["_foreign_rng"] = foreign
         self._rng_to_core()
         self._bind_step()
 
@@ -180,18 +180,19 @@ class _CoreEnv(gym.Env):
             gen.bit_generator.detach()
 
     def _forget_user_rng(self) -> None:
+        self.__dict__.pop("_foreign_rng", None)
         if self.__dict__.pop("_user_rng", None) is not None:
             self._bind_step()
 
     def _rng_to_core(self) -> None:
         user = self.__dict__.get("_user_rng")
-        if user is not None:
+        if user is not None and not self.__dict__.get("_foreign_rng"):
             st = user.bit_generator.state["state"]
             self._core.set_rng(0, st["state"], st["inc"])
 
     def _rng_from_core(self) -> None:
         user = self.__dict__.get("_user_rng")
-        if user is not None:
+        if user is not None and not self.__dict__.get("_foreign_rng"):
             bitgen = user.bit_generator
             old = bitgen.state
             state, inc = self._core.get_rng(0)
@@ -200,6 +201,9 @@ class _CoreEnv(gym.Env):
     def _rng_call(self, fn: Any, *args: Any) -> Any:
         """fn(*args), a C call that may draw, with an assigned Generator synced."""
         if self.__dict__.get("_user_rng") is None:
+            return fn(*args)
+        if self.__dict__.get("_foreign_rng"):
+            self._check_foreign_draws()
             return fn(*args)
         self._rng_to_core()
         try:
@@ -238,7 +242,9 @@ class _CoreEnv(gym.Env):
                 self._core.seed_one(0, seed)
                 self._np_random_seed = seed
             raise
-        if seed is None:
+        if seed is None and self.__dict__.get("_foreign_rng"):
+            obs = self._reset_foreign(a, b)
+        elif seed is None:
             obs = self._rng_call(self._core.reset1, None, a, b)
         else:
             self._reseeding()
@@ -249,6 +255,31 @@ class _CoreEnv(gym.Env):
         if self.render_mode == "human":
             self.render()
         return obs, {}
+
+    def _reset_foreign(self, a: float | None, b: float | None) -> np.ndarray:
+        """An unseeded reset drawing from an assigned non-PCG64 Generator: the
+        initial state is Gymnasium's own draw from it (_draw_initial_state),
+        written into C after a reset of the bookkeeping; the observation is
+        the core's of that state."""
+        info = _core.env_info(self.kind)
+        a = info.default_reset[0] if a is None else a
+        b = info.default_reset[1] if b is None else b
+        drawn = self._draw_initial_state(self.__dict__["_user_rng"], a, b)
+
+        def apply() -> np.ndarray:
+            self._core.reset1(None, a, b)  # the C stream's draw is overwritten
+            self._set_state_value(drawn)
+            return np.array(self._core.last_obs[0])
+
+        return self._core.exclusive(apply)
+
+    def _draw_initial_state(self, gen: np.random.Generator, a: float, b: float) -> Any:
+        """Gymnasium's reset draw, as its reset() writes it (bounds (a, b))."""
+        return gen.uniform(low=a, high=b, size=(4,))
+
+    def _check_foreign_draws(self) -> None:
+        """Raises where a C call would draw from the C stream although a
+        non-PCG64 Generator is the env's np_random (Acrobot's torque noise)."""
 
     def _reseeding(self) -> None:
         """reset(seed=...) is about to give the env a new stream (as Gymnasium
@@ -597,6 +628,11 @@ class CartPoleEnv(_DiscreteEnv):
         self._write_state({"steps_beyond_terminated": n})
 
 
+def _draw_mountain_car_state(env: Any, gen: np.random.Generator, a: float, b: float) -> Any:
+    """Gymnasium's MountainCar / MountainCarContinuous reset draw."""
+    return np.array([gen.uniform(low=a, high=b), 0])
+
+
 class MountainCarEnv(_DiscreteEnv):
     """MountainCar-v0: drive an underpowered car up a hill (actions 0, 1, 2).
 
@@ -640,6 +676,8 @@ class MountainCarEnv(_DiscreteEnv):
                 _core.env_info(self.kind).params_dtype)[0]["min_position"]:
             return position, 0
         return position, velocity
+
+    _draw_initial_state = _draw_mountain_car_state
 
     def _set_state_value(self, value: Any) -> None:
         arr, _ = _attributes.state_array(self.kind, value, 2, float32_ok=False)
@@ -700,6 +738,8 @@ class Continuous_MountainCarEnv(_ContinuousEnv):  # noqa: N801 (Gymnasium's name
         dtype = np.float32 if f["state_f32"] else np.float64
         return np.array([f["position"], f["velocity"]], dtype=dtype)
 
+    _draw_initial_state = _draw_mountain_car_state
+
     def _set_state_value(self, value: Any) -> None:
         # Gymnasium's step computes in the state's precision: float32 and
         # float64 arrays are the two it has itself (a list or an int array
@@ -754,6 +794,10 @@ class PendulumEnv(_ContinuousEnv):
         """(theta, theta_dot) as float64."""
         f = self._state_fields()
         return np.array([f["th"], f["thdot"]], dtype=np.float64)
+
+    def _draw_initial_state(self, gen: np.random.Generator, a: float, b: float) -> Any:
+        high = np.array([a, b])  # (x_init, y_init)
+        return gen.uniform(low=-high, high=high)
 
     def _set_state_value(self, value: Any) -> None:
         # Python floats in the state would make Gymnasium's cost float32
@@ -887,6 +931,17 @@ class AcrobotEnv(_DiscreteEnv):
         casts its draw), float64 after a step (its rk4 output)."""
         return np.array(self._state_fields()["s"],
                         dtype=np.float32 if self._just_reset() else np.float64)
+
+    def _draw_initial_state(self, gen: np.random.Generator, a: float, b: float) -> Any:
+        return gen.uniform(low=a, high=b, size=(4,)).astype(np.float32)
+
+    def _check_foreign_draws(self) -> None:
+        if self.torque_noise_max > 0:
+            gen = self.__dict__["_user_rng"]
+            raise RuntimeError(
+                "Acrobot's torque noise (torque_noise_max > 0) is drawn from ccgym's PCG64 "
+                f"stream in C, which a {type(gen.bit_generator).__name__} np_random cannot "
+                "drive: assign a PCG64 Generator (np.random.default_rng(...)) or reset(seed=...)")
 
     def _set_state_value(self, value: Any) -> None:
         # Gymnasium's step appends the torque (float64) first: a float32
