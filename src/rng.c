@@ -89,20 +89,20 @@ typedef uint64_t seed_lanes_u64 __attribute__((vector_size(8 * SEED_LANES)));
 #define LANES_MIX(x, y) \
     ((x) = SS_MIX_MULT_L * (x) - SS_MIX_MULT_R * (y), (x) ^= (x) >> SS_XSHIFT)
 
+#define LANES_MIXSTEP(src, dst) (t = (src), LANES_HASHMIX(t, hc), LANES_MIX(dst, t))
+
 /* Seeds rng[l] with base + l for the lanes l < n where mask (if any) is set.
  * The mixing is written out (numpy's loop order: for src, for dst != src),
  * so that the pool stays in registers. */
-#define LANES_MIXSTEP(src, dst) (t = (src), LANES_HASHMIX(t, hc), LANES_MIX(dst, t))
-
 static inline __attribute__((always_inline)) void seed_block_impl(
     ccgym_pcg64 *rng, uint64_t base, size_t n, const uint8_t *mask)
 {
-    seed_lanes p0, p1, p2 = {0}, p3 = {0}, t; /* p2, p3: numpy's zero padding */
-    for (size_t l = 0; l < SEED_LANES; l++) {
-        uint64_t s = base + (uint64_t)l;
-        p0[l] = (uint32_t)s;
-        p1[l] = (uint32_t)(s >> 32);
-    }
+    seed_lanes iota, p2 = {0}, p3 = {0}, t; /* p2, p3: numpy's zero padding */
+    for (uint32_t l = 0; l < SEED_LANES; l++)
+        iota[l] = l;
+    /* The words of base + l: the low word wraps, carrying into the high one. */
+    seed_lanes p0 = (uint32_t)base + iota;
+    seed_lanes p1 = (uint32_t)(base >> 32) - (seed_lanes)(p0 < (uint32_t)base);
     uint32_t hc = SS_INIT_A;
     LANES_HASHMIX(p0, hc);
     LANES_HASHMIX(p1, hc);
