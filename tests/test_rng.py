@@ -321,6 +321,23 @@ def test_seed_range_threads_match_numpy(num_threads, masked):
     assert [one.get_rng(i) for i in range(n)] == expected
 
 
+@pytest.mark.parametrize("base", [np.uint64(2**64 - 2), np.int64(2**40), np.uint32(7)])
+def test_seed_range_numpy_integer_base(base):
+    """A numpy integer base counts in Python ints: base + i never wraps."""
+    n = 4
+    b = make_batch(n)
+    b.seed_range(base)
+    assert [b.get_rng(i) for i in range(n)] == [numpy_state(int(base) + i) for i in range(n)]
+
+
+def test_seed_range_rejects_a_float_base():
+    b = make_batch(2)
+    before = [b.get_rng(i) for i in range(2)]
+    with pytest.raises(TypeError):
+        b.seed_range(1.0)
+    assert [b.get_rng(i) for i in range(2)] == before
+
+
 @pytest.mark.parametrize("method", ["seed_one", "seed_range"])
 def test_negative_seed_rejected(method):
     b = make_batch()

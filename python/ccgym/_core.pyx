@@ -3,6 +3,7 @@
 the C kernels. The Python front ends (ccgym.envs, ccgym.vector, ccgym.sb3)
 are thin layers over :class:`Batch`."""
 
+import operator
 import os
 import sys
 
@@ -1063,6 +1064,7 @@ cdef class Batch:
         cdef Py_ssize_t i
         cdef cnp.ndarray marr
         cdef const uint8_t *m
+        seed = operator.index(seed)  # a Python int: np.uint64 sums would wrap
         if seed < 0:
             raise ValueError(f"Seed must be greater or equal to zero, actual value: {seed}")
         cdef uint64_t base
