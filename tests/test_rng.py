@@ -206,6 +206,138 @@ def test_seed_range_large_batch():
         assert b.get_rng(i) == numpy_state(123_456 + i)
 
 
+# seed_range's C kernel seeds blocks of lanes (src/rng.c); these sizes and
+# bases exercise partial blocks, the one-word/two-word boundary at 2**32
+# inside a block and the top of the uint64 range, against numpy per seed.
+BLOCK_SIZES = [1, 7, 8, 9, 15, 16, 17, 31, 33, 65]
+BLOCK_BASES = [0, 12_345, 2**32 - 40, 2**32 - 9, 2**32 - 1, 2**32, 2**48 + 3,
+               2**63 - 20, 2**64 - 80]
+
+
+def rows_as_states(rows: np.ndarray) -> list[tuple[int, int]]:
+    return [(int(r[0]) | (int(r[1]) << 64), int(r[2]) | (int(r[3]) << 64)) for r in rows]
+
+
+def seeding_isas() -> list[int]:
+    """The C implementations this CPU runs (0 scalar, 1 portable lanes, 2 AVX2)."""
+    isas = []
+    for isa in (0, 1, 2):
+        try:
+            _core._seed_range_rows(0, np.zeros((1, 4), np.uint64), isa=isa)
+        except ValueError:
+            continue
+        isas.append(isa)
+    return isas
+
+
+def test_seeding_isas_include_the_portable_ones():
+    assert seeding_isas()[:2] == [0, 1]
+
+
+@pytest.mark.parametrize("isa", [-1, 0, 1, 2])
+@pytest.mark.parametrize("n", BLOCK_SIZES)
+@pytest.mark.parametrize("base", BLOCK_BASES)
+def test_seed_range_blocks_match_numpy(base, n, isa):
+    if isa not in [-1, *seeding_isas()]:
+        pytest.skip(f"this CPU does not run seeding implementation {isa}")
+    if base + n > 2**64:
+        base = 2**64 - n  # the last seed is exactly 2**64 - 1
+    rows = _core._seed_range_rows(base, np.zeros((n, 4), np.uint64), isa=isa)
+    assert rows_as_states(rows) == [numpy_state(base + i) for i in range(n)]
+
+
+@pytest.mark.parametrize("isa", [-1, 0, 1, 2])
+@pytest.mark.parametrize("base", [3, 2**32 - 20, 2**64 - 70])
+def test_seed_range_blocks_with_mask_match_numpy(base, isa):
+    if isa not in [-1, *seeding_isas()]:
+        pytest.skip(f"this CPU does not run seeding implementation {isa}")
+    n = 70
+    rng = np.random.default_rng(base % 1000)
+    mask = rng.random(n) < 0.5
+    mask[16:32] = False  # a whole block left alone
+    mask[40] = True
+    before = rng.integers(0, 2**64, size=(n, 4), dtype=np.uint64, endpoint=False)
+    rows = _core._seed_range_rows(base, before, mask, isa=isa)
+    states = rows_as_states(rows)
+    kept = rows_as_states(before)
+    for i in range(n):
+        expected = numpy_state(base + i) if mask[i] else kept[i]
+        assert states[i] == expected, f"instance {i}, mask {mask[i]}"
+
+
+def test_seed_range_rows_rejects_bad_input():
+    z = np.zeros((3, 4), np.uint64)
+    with pytest.raises(ValueError, match="at most 2"):
+        _core._seed_range_rows(2**64 - 2, z)
+    with pytest.raises(OverflowError):
+        _core._seed_range_rows(-1, z)
+    with pytest.raises(ValueError, match="shape"):
+        _core._seed_range_rows(0, np.zeros((3, 3), np.uint64))
+    with pytest.raises(ValueError, match="shape"):
+        _core._seed_range_rows(0, z, np.ones(4, np.bool_))
+    with pytest.raises(ValueError, match="does not run"):
+        _core._seed_range_rows(0, z, isa=3)
+
+
+@pytest.mark.parametrize("n", [1, 9, 17, 65])
+@pytest.mark.parametrize("base", [0, 2**32 - 30, 2**64 - 65])
+def test_seed_range_batch_mask_sizes(base, n):
+    """Batch.seed_range with a mask takes the C kernel (seeds below 2**64)."""
+    b = make_batch(n)
+    for i in range(n):
+        b.seed_one(i, 10_000 + i)
+    mask = (np.arange(n) % 3) != 1
+    b.seed_range(base, mask)
+    for i in range(n):
+        expected = base + i if mask[i] else 10_000 + i
+        assert b.get_rng(i) == numpy_state(expected), f"instance {i}"
+
+
+@pytest.mark.parametrize("num_threads", [1, 2, 3])
+@pytest.mark.parametrize("masked", [False, True])
+def test_seed_range_threads_match_numpy(num_threads, masked):
+    """Large enough that seeding splits across the batch's threads."""
+    n = 40_000
+    b = _core.Batch("CartPole", n, _params.cartpole_params(), 0, _core.AUTORESET_DISABLED,
+                    num_threads)
+    base = 2**32 - 20_011  # the two-word seeds start inside the first chunk
+    mask = None
+    if masked:
+        b.seed_range(7)
+        mask = (np.arange(n) % 5) != 0
+    b.seed_range(base, mask)
+    for i in list(range(0, n, 379)) + list(range(20_000, 20_040)) + [n - 1]:
+        expected = base + i if mask is None or mask[i] else 7 + i
+        assert b.get_rng(i) == numpy_state(expected), f"instance {i}"
+    # The whole batch agrees with the one-thread scalar reference.
+    ref = _core._seed_range_rows(base, np.zeros((n, 4), np.uint64), isa=0)
+    one = _core.Batch("CartPole", n, _params.cartpole_params(), 0, _core.AUTORESET_DISABLED, 1)
+    if masked:
+        one.seed_range(7)
+        ref[~mask] = _core._seed_range_rows(7, np.zeros((n, 4), np.uint64), isa=0)[~mask]
+    one.seed_range(base, mask)
+    expected = rows_as_states(ref)
+    assert [b.get_rng(i) for i in range(n)] == expected
+    assert [one.get_rng(i) for i in range(n)] == expected
+
+
+@pytest.mark.parametrize("base", [np.uint64(2**64 - 2), np.int64(2**40), np.uint32(7)])
+def test_seed_range_numpy_integer_base(base):
+    """A numpy integer base counts in Python ints: base + i never wraps."""
+    n = 4
+    b = make_batch(n)
+    b.seed_range(base)
+    assert [b.get_rng(i) for i in range(n)] == [numpy_state(int(base) + i) for i in range(n)]
+
+
+def test_seed_range_rejects_a_float_base():
+    b = make_batch(2)
+    before = [b.get_rng(i) for i in range(2)]
+    with pytest.raises(TypeError):
+        b.seed_range(1.0)
+    assert [b.get_rng(i) for i in range(2)] == before
+
+
 @pytest.mark.parametrize("method", ["seed_one", "seed_range"])
 def test_negative_seed_rejected(method):
     b = make_batch()

@@ -51,7 +51,22 @@ static inline double ccgym_pcg64_uniform(ccgym_pcg64 *rng, double low, double ra
 void ccgym_pcg64_seed_words(ccgym_pcg64 *rng, const uint32_t *words, size_t n_words);
 
 /* Seeds rng[i] with the integer seed base + i, for i in [0, n): the seeds
- * gymnasium's SyncVectorEnv.reset(seed=base) gives its sub-environments. */
+ * gymnasium's SyncVectorEnv.reset(seed=base) gives its sub-environments.
+ * The caller keeps base + n <= 2**64 (base + i is taken modulo 2**64). */
 void ccgym_pcg64_seed_range(ccgym_pcg64 *rng, uint64_t base, size_t n);
+
+/* The same for the i where mask[i] is nonzero (all when mask is NULL; the
+ * others are left alone), split across up to n_threads threads for a large
+ * n. The result does not depend on n_threads. */
+void ccgym_pcg64_seed_range_mask(ccgym_pcg64 *rng, uint64_t base, size_t n, const uint8_t *mask,
+                                 int n_threads);
+
+/* For the tests: ccgym_pcg64_seed_range_mask on one thread by the given
+ * implementation: 0 the scalar reference (ccgym_pcg64_seed_words per seed),
+ * 1 the portable lane blocks, 2 the AVX2 lane blocks, -1 the best this CPU
+ * runs (what the others use). Returns -1, seeding nothing, when the CPU
+ * lacks that one. */
+int ccgym_pcg64_seed_range_isa(ccgym_pcg64 *rng, uint64_t base, size_t n, const uint8_t *mask,
+                               int isa);
 
 #endif /* CCGYM_RNG_H_ */

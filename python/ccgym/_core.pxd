@@ -7,6 +7,10 @@ cdef extern from "ccgym/rng.h" nogil:
         pass
     void ccgym_pcg64_seed_words(ccgym_pcg64 *rng, const uint32_t *words, size_t n_words)
     void ccgym_pcg64_seed_range(ccgym_pcg64 *rng, uint64_t base, size_t n)
+    void ccgym_pcg64_seed_range_mask(ccgym_pcg64 *rng, uint64_t base, size_t n,
+                                     const uint8_t *mask, int n_threads)
+    int ccgym_pcg64_seed_range_isa(ccgym_pcg64 *rng, uint64_t base, size_t n,
+                                   const uint8_t *mask, int isa)
     uint64_t ccgym_pcg64_next64(ccgym_pcg64 *rng)
     double ccgym_pcg64_next_double(ccgym_pcg64 *rng)
 

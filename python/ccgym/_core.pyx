@@ -3,6 +3,7 @@
 the C kernels. The Python front ends (ccgym.envs, ccgym.vector, ccgym.sb3)
 are thin layers over :class:`Batch`."""
 
+import operator
 import os
 import sys
 
@@ -320,6 +321,37 @@ def int_seed_words(seed):
         words.append(seed & 0xFFFFFFFF)
         seed >>= 32
     return np.array(words or [0], dtype=np.uint32)
+
+
+def _seed_range_rows(base, rows, mask=None, int isa=-1):
+    """For the tests: seeds a copy of `rows` (n generators as an (n, 4) uint64
+    array: state low, high, inc low, high) with base + i where mask is True,
+    by one implementation of ccgym_pcg64_seed_range_isa (0 scalar, 1 portable
+    lanes, 2 AVX2 lanes, -1 the best), on one thread, and returns the copy.
+    ValueError if this CPU lacks that implementation."""
+    cdef uint64_t b = base  # OverflowError unless 0 <= base < 2**64
+    src = np.ascontiguousarray(rows, dtype=np.uint64)
+    if src.ndim != 2 or src.shape[1] != 4:
+        raise ValueError(f"rows must have shape (n, 4), got {np.shape(rows)}")
+    cdef Py_ssize_t n = len(src)
+    if base + n > 2 ** 64:
+        raise ValueError("base + n must be at most 2**64")
+    out = _aligned_zeros(n * 32).view(np.uint64).reshape(n, 4)
+    out[...] = src
+    cdef cnp.ndarray marr
+    cdef const uint8_t *m = NULL
+    if mask is not None:
+        marr = np.ascontiguousarray(mask, dtype=np.bool_)
+        if marr.ndim != 1 or marr.shape[0] != n:
+            raise ValueError(f"mask must have shape ({n},), got {np.shape(mask)}")
+        m = <const uint8_t *>cnp.PyArray_DATA(marr)
+    cdef ccgym_pcg64 *rng = <ccgym_pcg64 *>cnp.PyArray_DATA(<cnp.ndarray>out)
+    cdef int rc
+    with nogil:
+        rc = ccgym_pcg64_seed_range_isa(rng, b, <size_t>n, m, isa)
+    if rc != 0:
+        raise ValueError(f"this CPU does not run seeding implementation {isa}")
+    return out
 
 
 # ------------------------------------------------------------ owned memory
@@ -1032,16 +1064,22 @@ cdef class Batch:
         cdef Py_ssize_t i
         cdef cnp.ndarray marr
         cdef const uint8_t *m
+        seed = operator.index(seed)  # a Python int: np.uint64 sums would wrap
         if seed < 0:
             raise ValueError(f"Seed must be greater or equal to zero, actual value: {seed}")
         cdef uint64_t base
-        if mask is None and seed + self.num_envs <= 2 ** 64:
+        m = NULL
+        if mask is not None:
+            marr = self._mask(mask)
+            m = <const uint8_t *>cnp.PyArray_DATA(marr)
+        if seed + self.num_envs <= 2 ** 64:  # every seed is one or two words
             base = seed
             with nogil:
-                ccgym_pcg64_seed_range(self._b.rng, base, self._b.n)
+                ccgym_pcg64_seed_range_mask(self._b.rng, base, self._b.n, m, self.num_threads)
             return
-        marr = self._mask(mask) if mask is not None else np.ones(self.num_envs, np.bool_)
-        m = <const uint8_t *>cnp.PyArray_DATA(marr)
+        if m == NULL:
+            marr = np.ones(self.num_envs, np.bool_)
+            m = <const uint8_t *>cnp.PyArray_DATA(marr)
         words = [int_seed_words(seed + i) if m[i] else None for i in range(self.num_envs)]
         for i in range(self.num_envs):  # all checked first: then C only
             if m[i]:
