@@ -45,6 +45,7 @@ import importlib.metadata as md
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -168,7 +169,7 @@ def pytest_command(suite: str, dest: Path, paths: list[str], stock: bool, args):
            "--continue-on-collection-errors", "-o", "junit_family=xunit1", *paths]
     if suite == "sb3":
         cmd += ["-m", "not expensive"]
-    cmd += args.pytest_args.split()
+    cmd += shlex.split(args.pytest_args)
     return tag, xml, cmd, env, dest
 
 
