@@ -13,7 +13,8 @@ everything below is in place before collection:
   submodule) is ccgym's class, so ``from gymnasium.envs.classic_control
   import CartPoleEnv`` and string entry points such as
   ``"gymnasium.envs.classic_control.cartpole:CartPoleEnv"`` give ccgym's env;
-  ``CartPoleVectorEnv`` is ccgym's vector env for ``CartPole-v1``.
+  ``CartPoleVectorEnv`` is ``ccgym.vector.CartPole_v1``, the class of
+  ``CartPole-v1``'s (now ccgym's) vector entry point.
 - With ``CCGYM_UPSTREAM_SB3=1`` (set for the SB3 run): SB3's
   ``make_vec_env`` builds ``ccgym.sb3.make_vec_env`` for a classic-control id
   string (when no ``wrapper_class`` / non-Dummy ``vec_env_cls`` is asked
@@ -89,11 +90,11 @@ def _patch_gymnasium() -> None:
         spec.entry_point = ccgym_spec.entry_point
         spec.vector_entry_point = ccgym_spec.vector_entry_point
 
-    class CartPoleVectorEnv(ccgym.vector.VectorEnv):
-        """Gymnasium's CartPoleVectorEnv(num_envs, ...) signature on ccgym's vector env."""
-
-        def __init__(self, num_envs: int = 1, **kwargs):
-            super().__init__("CartPole-v1", num_envs=num_envs, **kwargs)
+    # ccgym's vector entry point class of CartPole-v1 (Gymnasium's
+    # CartPoleVectorEnv(num_envs, **kwargs) signature): the class
+    # gym.make_vec("CartPole-v1") builds, as CartPoleEnv above is the class
+    # gym.make builds.
+    CartPoleVectorEnv = ccgym.vector.CartPole_v1
 
     import gymnasium.envs.classic_control.cartpole as cartpole
 
