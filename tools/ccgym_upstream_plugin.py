@@ -7,13 +7,14 @@ everything below is in place before collection:
 
 - Gymnasium's registry: the stock ids ``CartPole-v0/v1``, ``MountainCar-v0``,
   ``MountainCarContinuous-v0``, ``Pendulum-v1``, ``Acrobot-v1`` get ccgym's
-  single-env entry point (``ccgym.envs:<Class>``) and ccgym's vector entry
-  point; every other field of the stock spec is kept.
+  vector entry point; their single-env entry point string is kept and loads
+  ccgym's class (next item), as does every other field of the stock spec.
 - ``gymnasium.envs.classic_control.<Class>`` (and the same name in its
   submodule) is ccgym's class, so ``from gymnasium.envs.classic_control
   import CartPoleEnv`` and string entry points such as
   ``"gymnasium.envs.classic_control.cartpole:CartPoleEnv"`` give ccgym's env;
-  ``CartPoleVectorEnv`` is ccgym's vector env for ``CartPole-v1``.
+  ``CartPoleVectorEnv`` is ``ccgym.vector.CartPole_v1``, the class of
+  ``CartPole-v1``'s (now ccgym's) vector entry point.
 - With ``CCGYM_UPSTREAM_SB3=1`` (set for the SB3 run): SB3's
   ``make_vec_env`` builds ``ccgym.sb3.make_vec_env`` for a classic-control id
   string (when no ``wrapper_class`` / non-Dummy ``vec_env_cls`` is asked
@@ -86,14 +87,20 @@ def _patch_gymnasium() -> None:
         setattr(importlib.import_module(f"gymnasium.envs.classic_control.{module}"), cls_name, ours)
         spec = gym.registry[env_id]
         ccgym_spec = gym.registry[f"ccgym/{env_id}"]
-        spec.entry_point = ccgym_spec.entry_point
+        # The stock entry point string stays ("gymnasium.envs.classic_control.
+        # cartpole:CartPoleEnv"): it now loads ccgym's class (patched in
+        # above), and Gymnasium's tests pick the envs they parametrize over
+        # by that string (tests/envs/utils.py: "gymnasium.envs." in
+        # entry_point) -- ccgym's string silently dropped the six ids from 48
+        # tests (test_all_env_api, test_pickle_env, test_render_modes, ...).
+        assert gym.envs.registration.load_env_creator(spec.entry_point) is ours
         spec.vector_entry_point = ccgym_spec.vector_entry_point
 
-    class CartPoleVectorEnv(ccgym.vector.VectorEnv):
-        """Gymnasium's CartPoleVectorEnv(num_envs, ...) signature on ccgym's vector env."""
-
-        def __init__(self, num_envs: int = 1, **kwargs):
-            super().__init__("CartPole-v1", num_envs=num_envs, **kwargs)
+    # ccgym's vector entry point class of CartPole-v1 (Gymnasium's
+    # CartPoleVectorEnv(num_envs, **kwargs) signature): the class
+    # gym.make_vec("CartPole-v1") builds, as CartPoleEnv above is the class
+    # gym.make builds.
+    CartPoleVectorEnv = ccgym.vector.CartPole_v1
 
     import gymnasium.envs.classic_control.cartpole as cartpole
 

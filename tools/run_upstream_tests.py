@@ -45,6 +45,7 @@ import importlib.metadata as md
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -85,6 +86,25 @@ SB3_PATHS = [
     "tests/test_env_checker.py",
     "tests/test_utils.py",
 ]
+# The CI leg (--sb3-ci, .ci/run): the SB3 files above whose tests build ccgym
+# envs, without the tests that never can or only train. SubprocVecEnv workers
+# are fresh interpreters without the plugin (they run stock Gymnasium, so
+# they compare stock with stock) and cost 70% of the full run;
+# test_vec_env_is_wrapped is SubprocVecEnv-only; test_her_normalization,
+# test_vec_with_ppo (test_vec_extract_dict_obs.py) use no classic-control env;
+# SAC / PPO training repeats TD3's path through VecNormalize / VecMonitor on
+# ccgym at 3x its cost. test_utils.py needs ale_py (Atari) and trains.
+SB3_CI_PATHS = [
+    "tests/test_vec_envs.py",
+    "tests/test_vec_monitor.py",
+    "tests/test_monitor.py",
+    "tests/test_vec_normalize.py",
+    "tests/test_vec_check_nan.py",
+    "tests/test_vec_stacked_obs.py",
+    "tests/test_env_checker.py",
+]
+SB3_CI_K = ("not subproc and not test_vec_env_is_wrapped and not test_her_normalization "
+            "and not SAC and not test_vec_monitor_ppo")
 
 
 def installed(dist: str) -> str:
@@ -168,7 +188,7 @@ def pytest_command(suite: str, dest: Path, paths: list[str], stock: bool, args):
            "--continue-on-collection-errors", "-o", "junit_family=xunit1", *paths]
     if suite == "sb3":
         cmd += ["-m", "not expensive"]
-    cmd += args.pytest_args.split()
+    cmd += shlex.split(args.pytest_args)
     return tag, xml, cmd, env, dest
 
 
@@ -301,8 +321,16 @@ def main() -> int:
                     help="only report on the junit files an earlier run left in --workdir")
     ap.add_argument("--serial", action="store_true",
                     help="run the baseline and the ccgym run one after the other, not side by side")
+    ap.add_argument("--sb3-ci", action="store_true",
+                    help="the CI leg: --suite sb3 on SB3_CI_PATHS with -k SB3_CI_K (see above)")
     ap.add_argument("--timeout", type=float, default=3600, help="seconds for a suite's runs")
     args = ap.parse_args()
+    if args.sb3_ci:
+        if args.suite != "all" and args.suite != "sb3":
+            ap.error("--sb3-ci runs the sb3 suite only")
+        args.suite = "sb3"
+        args.paths = args.paths or SB3_CI_PATHS
+        args.pytest_args = f"-k {shlex.quote(SB3_CI_K)} {args.pytest_args}"
 
     work = Path(args.workdir or tempfile.mkdtemp(prefix="ccgym-upstream-")).resolve()
     work.mkdir(parents=True, exist_ok=True)
@@ -337,6 +365,17 @@ def main() -> int:
         summary[suite] = report(suite, base, ours)
         summary[suite]["all"] = {"baseline": base, "ccgym": ours}
         status |= bool(summary[suite]["caused_by_ccgym"])
+        if args.sb3_ci:
+            # The CI leg must run what it selects: a file that does not
+            # collect (a missing test dependency) fails in both runs, which
+            # would otherwise pass unnoticed; so would a run that never
+            # built a ccgym env.
+            uncollected = sorted(t for t, r in ours.items()
+                                 if r["outcome"] == "error" and r["message"].startswith("collection failure"))
+            if uncollected or not summary[suite]["exercised"]:
+                print(f"--sb3-ci: not collected: {uncollected}; tests that built a ccgym env: "
+                      f"{summary[suite]['exercised']}", file=sys.stderr)
+                status = 1
     (work / "report.json").write_text(json.dumps(summary, indent=1))
     print(f"\nfull results: {work / 'report.json'}")
     return status

@@ -469,6 +469,7 @@ class _MonitoredVecMonitor(VecMonitor):
                 filename, header={"t_start": self.t_start, "env_id": str(None)},
                 extra_keys=tuple(info_keywords), override_existing=False)
         self.allow_early_resets = bool(allow_early_resets)
+        self.reset_keywords = tuple(reset_keywords)
         self._monitor_started = False
         # Monitor's return is sum() of the episode's rewards, compensated
         # from Python 3.12: kept here then (before, the C sums are the same).
@@ -498,6 +499,29 @@ class _MonitoredVecMonitor(VecMonitor):
             returns[i] = sums.total(i)
         sums.clear(dones)
         return returns
+
+    # Monitor's own attributes: SB3's get_attr on its DummyVecEnv of
+    # Monitor-wrapped envs finds them on Monitor, the outermost wrapper.
+    _MONITOR_ATTRS = ("allow_early_resets", "info_keywords", "reset_keywords", "t_start")
+
+    def get_attr(self, attr_name: str, indices: VecEnvIndices = None) -> list[Any]:
+        if attr_name in self._MONITOR_ATTRS:
+            value = getattr(self, attr_name)
+            return [value for _ in self._get_indices(indices)]
+        return self.venv.get_attr(attr_name, indices)
+
+    def set_attr(self, attr_name: str, value: Any, indices: VecEnvIndices = None) -> None:
+        if attr_name in self._MONITOR_ATTRS:
+            # One monitor for the whole batch: all instances or none.
+            if sorted(set(self._get_indices(indices))) != list(range(self.num_envs)):
+                raise ValueError(
+                    f"ccgym.sb3: {attr_name!r} is the batch monitor's, shared by every "
+                    "instance; set it on all of them (indices=None)")
+            if attr_name == "allow_early_resets":
+                value = bool(value)
+            setattr(self, attr_name, value)
+            return
+        self.venv.set_attr(attr_name, value, indices)
 
     def env_is_wrapped(self, wrapper_class: type[gym.Wrapper],
                        indices: VecEnvIndices = None) -> list[bool]:
