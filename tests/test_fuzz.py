@@ -646,20 +646,31 @@ def _storm(env, calls_per_thread: list[list], n_threads: int):
     return done
 
 
-def _replay(make, start: dict, done: list[list], budget: int = 20000):
+def _replay(make, start: dict, done: list[list], budget: int = 100_000,
+            final: dict | None = None):
     """Searches (depth first) for a sequential order of the succeeded calls,
-    each thread's in its own order, that reproduces every output; returns the
-    replayed env. (set_state returns nothing, so it fits anywhere: hence a
-    search, not a greedy match.)"""
+    each thread's in its own order, that reproduces every output (and, given
+    ``final``, ends in that snapshot: two threads' tails of "reset, steps"
+    reproduce their outputs in either order, so only the end tells them
+    apart); returns the replayed env. (set_state returns nothing, so it fits
+    anywhere: hence a search, not a greedy match.)"""
     ref = make()
     total = sum(len(d) for d in done)
     stack = [(tuple([0] * len(done)), start)]
     explored = 0
+    seen: set = set()  # (heads, state) nodes already searched: orders that meet again
     while stack:
         heads, state = stack.pop()
+        key = (heads, hash(tuple((k, v.tobytes() if isinstance(v, np.ndarray) else repr(v))
+                                 for k, v in sorted(state.items()))))
+        if key in seen:
+            continue
+        seen.add(key)
         if sum(heads) == total:
             ref.set_state(state)
-            return ref
+            if final is None or snapshot_equal(ref.get_state(), final):
+                return ref
+            continue
         explored += 1
         assert explored < budget, "replay search budget exhausted"
         for k, calls in reversed(list(enumerate(done))):
@@ -714,7 +725,7 @@ def test_concurrent_storm_equals_sequential_replay(env_id, n):
         calls.append(thread_calls)
     done = _storm(env, calls, n_threads)
     assert sum(len(d) for d in done) >= 1
-    replayed = _replay(make, start, done)
+    replayed = _replay(make, start, done, final=env.get_state())
     assert snapshot_equal(env.get_state(), replayed.get_state())
 
 
@@ -761,5 +772,5 @@ def test_concurrent_single_env_storm_equals_sequential_replay(with_resets):
     finally:
         sys.setswitchinterval(old)
     assert sum(len(d) for d in done) >= 1
-    replayed = _replay(make, start, done)
+    replayed = _replay(make, start, done, final=env.get_state())
     assert snapshot_equal(env.get_state(), replayed.get_state())

@@ -183,19 +183,20 @@ def narrow_faces(env: Any) -> list[str]:
             if type(v) in (np.float32, np.float16)]
 
 
-def write_params(env: Any, changes: dict[str, float]) -> None:
-    """Sets params fields of env's C instance: ``changes`` (field -> value)
-    verbatim, the other attribute fields kept, the non-attribute derived
-    fields recomputed from the inputs by the table's params_init. One call
-    under the core's guard: a concurrent step sees the old or the new set."""
-    core = env._core  # not env.batch: that writes back handed-out values (this is one)
-    info = _core.env_info(env.kind)
+def write_params(core: Any, kind: str, changes: dict[str, float]) -> None:
+    """Sets params fields of a one-instance C batch of ``kind`` (a single
+    env's core, passed by the env: its public ``batch`` first writes back
+    handed-out values, and this is one of those writes): ``changes`` (field
+    -> value) verbatim, the other attribute fields kept, the non-attribute
+    derived fields recomputed from the inputs by the table's params_init. One
+    call under the core's guard: a concurrent step sees the old or the new set."""
+    info = _core.env_info(kind)
     record = core.params_buffer.view(info.params_dtype)[:1].copy()[0]
     for field, value in changes.items():
         record[field] = value
     inputs = {f: (bool(record[f]) if f in info.bool_fields else float(record[f]))
               for f in info.param_fields}
-    kept = set(GYM_PARAMS[env.kind].values()) | set(info.param_fields) | KEPT.get(env.kind, set())
+    kept = set(GYM_PARAMS[kind].values()) | set(info.param_fields) | KEPT.get(kind, set())
 
     def apply() -> None:
         core.set_params(inputs)
@@ -245,7 +246,7 @@ class ParamAttribute:
                     f"{value.dtype}; assign a Python float, or the state as a float64 array")
         if self.check is not None:
             self.check(self.name, c_value)
-        write_params(env, {field: c_value})
+        env._write_params({field: c_value})
         env.__dict__.setdefault("_attr_faces", {})[self.name] = value
 
 

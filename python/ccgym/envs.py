@@ -247,14 +247,20 @@ class _CoreEnv(gym.Env):
         elif seed is None:
             obs = self._rng_call(self._core.reset1, None, a, b)
         else:
-            self._reseeding()
-            obs = self._core.reset1(seed, a, b)
-            self._np_random_seed = seed
+            obs = self._core.exclusive(self._reset_seeded, seed, a, b)
         self.__dict__.pop("_written", None)
         self._drop_handed()
         if self.render_mode == "human":
             self.render()
         return obs, {}
+
+    def _reset_seeded(self, seed: int, a: float | None, b: float | None) -> np.ndarray:
+        """reset(seed=...)'s work, under the core's guard (Batch.exclusive), so
+        that concurrent resets leave np_random_seed the seed of the state."""
+        self._reseeding()
+        obs = self._core.reset1(seed, a, b)
+        self._np_random_seed = seed
+        return obs
 
     def _reset_foreign(self, a: float | None, b: float | None) -> np.ndarray:
         """An unseeded reset drawing from an assigned non-PCG64 Generator: the
@@ -420,6 +426,10 @@ class _CoreEnv(gym.Env):
         self.__dict__["_handed"] = (self._core.state_buffer.tobytes(), obj,
                                     _attributes.snapshot(obj), written)
         self._bind_step()
+
+    def _write_params(self, changes: dict[str, Any]) -> None:
+        """Sets C params fields (ccgym._attributes.write_params)."""
+        _attributes.write_params(self._core, self.kind, changes)
 
     def _sync(self) -> None:
         """Writes into C what the caller may have mutated in place: a handed-out
@@ -890,7 +900,7 @@ class AcrobotEnv(_DiscreteEnv):
 
     def _set_torques(self, value: Any) -> None:
         torques = _attributes.torques(value)
-        _attributes.write_params(self, dict(zip(("torque_0", "torque_1", "torque_2"), torques)))
+        self._write_params(dict(zip(("torque_0", "torque_1", "torque_2"), torques)))
         self.__dict__.setdefault("_attr_faces", {})["AVAIL_TORQUE"] = value
         self._watch(value)
 
@@ -903,8 +913,7 @@ class AcrobotEnv(_DiscreteEnv):
             except (TypeError, ValueError) as e:
                 raise type(e)(f"AVAIL_TORQUE was changed in place to a value ccgym refuses "
                               f"(the env is unchanged): {e}") from None
-            _attributes.write_params(
-                self, dict(zip(("torque_0", "torque_1", "torque_2"), torques)))
+            self._write_params(dict(zip(("torque_0", "torque_1", "torque_2"), torques)))
             self.__dict__["_watched"] = (value, now)
 
     def __init__(self, render_mode: str | None = None, torque_noise_max: float = 0.0):
