@@ -34,12 +34,15 @@
 #   python3 -m venv (ensurepip, emulated)             1.4 min
 #   pip install test/build deps (aarch64 wheels)      2.9 min
 #   build ccgym (emulated gcc, loaded machine)        17 min
-#   tests (emulated, load ~13): test_fast.py 3.8 min (46 tests; the avx2/
-#   avx512 cases are not generated on arm), test_env_table.py 7 s (44),
-#   test_vector_parity.py and test_single_parity.py ~30 s per case, so the
-#   whole default set (~400 cases) is a 2-3 hour unattended run on this
-#   machine. A quicker look at the arm-specific code (float32 sin/cos in
-#   Acrobot's reset, the generic fast kernels), about 40 min:
+#   tests (emulated), 398 cases, all passed: test_fast.py 3.8 min (46; the
+#   avx2/avx512 cases are not generated on arm), test_env_table.py 7 s (44),
+#   test_vector_parity.py 189 and test_single_parity.py 119 cases: ~30 s a
+#   case while other jobs kept the load at ~13 (test_parity: 54 cases in
+#   ~28 min), 2-6 s a case once it fell to ~4 (135 vector cases in 5.4 min,
+#   86 single ones in 3.9 min). So the default set should be well under an
+#   hour on an idle 2-core machine (estimate), hours on a busy one. A quicker
+#   look at the arm-specific code (float32 sin/cos in Acrobot's reset, the
+#   generic fast kernels), 123 cases on arm:
 #     sudo tools/aarch64_check.sh -- tests/test_fast.py tests/test_env_table.py \
 #       tests/test_single_parity.py -k "(fast or table or Acrobot or Pendulum) and not 1024" -q
 # The root and the venv are made once per ROOT; a rerun copies the committed
