@@ -19,10 +19,11 @@ from cpython.object cimport PyObject
 
 cdef extern from "Python.h":
     Py_ssize_t Py_REFCNT(PyObject *o)
-    Py_ssize_t PyList_GET_SIZE(object o)
-    PyObject *PyList_GET_ITEM(object o, Py_ssize_t i)
-    Py_ssize_t PyTuple_GET_SIZE(object o)
-    PyObject *PyTuple_GET_ITEM(object o, Py_ssize_t i)
+    # Borrowed-pointer forms (no reference counting) for Batch.watch's check.
+    Py_ssize_t _list_size "PyList_GET_SIZE"(PyObject *o)
+    PyObject *_list_item "PyList_GET_ITEM"(PyObject *o, Py_ssize_t i)
+    Py_ssize_t _tuple_size "PyTuple_GET_SIZE"(PyObject *o)
+    PyObject *_tuple_item "PyTuple_GET_ITEM"(PyObject *o, Py_ssize_t i)
 
 from ccgym._core cimport *
 
@@ -657,6 +658,18 @@ cdef enum:
     _M_COUNT = 12
 
 
+cdef inline bint _list_differs(PyObject *lst, PyObject *items) noexcept:
+    """Whether list `lst` no longer holds exactly the objects of tuple
+    `items` (None: always). Borrowed pointers; the GIL is held throughout."""
+    cdef Py_ssize_t i, n = _list_size(lst)
+    if items == <PyObject *>None or n != _tuple_size(items):
+        return True
+    for i in range(n):
+        if _list_item(lst, i) != _tuple_item(items, i):
+            return True
+    return False
+
+
 cdef class Batch:
     """N instances of one classic-control env, stepped and reset by C.
 
@@ -1048,19 +1061,9 @@ cdef class Batch:
 
     def check_watch(self):
         """Calls watch_hook() if the watched list changed (as step1 does)."""
-        if self._watch_list is not None and self._watch_changed():
+        if self._watch_list is not None and _list_differs(
+                <PyObject *>self._watch_list, <PyObject *>self._watch_items):
             self.watch_hook()
-
-    cdef inline bint _watch_changed(self):
-        cdef object lst = self._watch_list
-        cdef object items = self._watch_items
-        cdef Py_ssize_t i, n = PyList_GET_SIZE(lst)
-        if items is None or n != PyTuple_GET_SIZE(items):
-            return True
-        for i in range(n):
-            if PyList_GET_ITEM(lst, i) != PyTuple_GET_ITEM(items, i):
-                return True
-        return False
 
     def check_open(self):
         """Raises RuntimeError when closed, or when another thread holds the guard."""
@@ -1408,7 +1411,8 @@ cdef class Batch:
         reward, terminated, False, {}). Calls `after_terminated_hook()` when
         an instance that had already terminated terminates again, and first
         `watch_hook()` when the watched list changed (see watch())."""
-        if self._watch_list is not None and self._watch_changed():
+        if self._watch_list is not None and _list_differs(
+                <PyObject *>self._watch_list, <PyObject *>self._watch_items):
             self.watch_hook()
         self._enter(False)
         try:
