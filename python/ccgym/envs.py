@@ -1145,26 +1145,36 @@ class AcrobotEnv(_DiscreteEnv, metaclass=_AcrobotType):
 
     def _noisy_step(self, action: Any):
         core = self._core
-        record = core.params_buffer.view(self._params_dtype)[0]
-        if not record["torque_noise_max"] > 0:
+        p = core.params_buffer.view(np.float64)  # the params as float64 slots
+        slots = self._noise_slots
+        if not p[slots[3]] > 0:
             return core.step1(action)
         gen = self.__dict__["_user_rng"]
-        before = gen.bit_generator.state
-        saved = {f: float(record[f]) for f in (*_TORQUE_FIELDS, "torque_noise_max")}
+        # Gymnasium's step raises before its draw (not reset, a bad action):
+        # a step that surely runs needs no copy of the Generator's state
+        # (costly for MT19937); any other is undone on failure from one.
+        sure = (core.has_reset and not core.closed
+                and (type(action) is int or isinstance(action, np.signedinteger))
+                and 0 <= action < 3)
+        before = None if sure else gen.bit_generator.state
+        saved = [float(p[k]) for k in slots]
         noise = gen.uniform(-self.torque_noise_max, self.torque_noise_max)
         done = False
         try:
-            for f in _TORQUE_FIELDS:
-                record[f] = saved[f] + noise
-            record["torque_noise_max"] = 0.0
+            for k, torque in zip(slots[:3], saved):
+                p[k] = torque + noise
+            p[slots[3]] = 0.0
             result = core.step1(action)
             done = True
             return result
         finally:
-            for f, v in saved.items():
-                record[f] = v
-            if not done:
+            for k, v in zip(slots, saved):
+                p[k] = v
+            if not done and before is not None:
                 gen.bit_generator.state = before
+
+    #: torque_0..2 and torque_noise_max as indices into the params' float64s.
+    _noise_slots: ClassVar[tuple[int, int, int, int]]
 
     # ---------------------------------------------------------------- misc
     def _constructor_kwargs(self) -> dict[str, Any]:
@@ -1186,6 +1196,19 @@ class AcrobotEnv(_DiscreteEnv, metaclass=_AcrobotType):
         # state computes as its float64 values do.
         arr, _ = _attributes.state_array(self.kind, value, 4, float32_ok=True)
         self._write_state({"s": arr})
+
+
+def _float64_slots(dtype: np.dtype, names: tuple[str, ...]) -> tuple[int, ...]:
+    """Where the float64 fields `names` of a params record sit among its float64s."""
+    for name in names:
+        fdtype, offset = dtype.fields[name][:2]
+        if fdtype != np.float64 or offset % 8:
+            raise TypeError(f"params field {name} is not an aligned float64")
+    return tuple(dtype.fields[name][1] // 8 for name in names)
+
+
+AcrobotEnv._noise_slots = _float64_slots(  # type: ignore[assignment]
+    AcrobotEnv._params_dtype, (*_TORQUE_FIELDS, "torque_noise_max"))
 
 
 def _check_torque_noise(name: str, value: float) -> None:
