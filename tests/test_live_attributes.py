@@ -750,6 +750,200 @@ def test_acrobot_class_list_mutated_in_place():
     assert ce.AcrobotEnv().AVAIL_TORQUE == [-1.0, 0.0, 1]
 
 
+def _class_torques_saved() -> tuple[Any, Any, list[Any], list[Any]]:
+    ours, ref = ce.AcrobotEnv.AVAIL_TORQUE, gcc.AcrobotEnv.AVAIL_TORQUE
+    return ours, ref, list(ours), list(ref)
+
+
+def _restore_class_torques(saved: tuple[Any, Any, list[Any], list[Any]]) -> None:
+    ours, ref, ours_items, ref_items = saved
+    ours[:] = ours_items
+    ref[:] = ref_items
+    ce.AcrobotEnv.AVAIL_TORQUE = ours
+    gcc.AcrobotEnv.AVAIL_TORQUE = ref
+
+
+def test_acrobot_class_level_avail_torque_reaches_every_env():
+    """Gymnasium's AcrobotEnv.AVAIL_TORQUE is a class attribute: assigning it
+    on the class (directly or through gym.make(...).unwrapped.__class__), or
+    writing into the class's list in place, changes the next step of every
+    existing env that has no value of its own (constructed, reset, copied,
+    unpickled, noisy, with another np_random) and of every env made later;
+    an env's own value stays its own."""
+    saved = _class_torques_saved()
+    try:
+        pairs = [make_pair("Acrobot"),
+                 (gym.make("Acrobot-v1").unwrapped, gym.make("ccgym/Acrobot-v1").unwrapped),
+                 make_pair("Acrobot"), make_pair("Acrobot"), make_pair("Acrobot")]
+        for k, (ref, ours) in enumerate(pairs):
+            for env in (ref, ours):
+                env.reset(seed=30 + k)
+        for env in pairs[2]:
+            env.AVAIL_TORQUE = [-0.5, 0.0, 0.5]  # its own: class changes pass it by
+        for env in pairs[3]:
+            env.torque_noise_max = 0.2
+        for env in pairs[4]:
+            env.torque_noise_max = 0.1
+            env.np_random = np.random.Generator(np.random.Philox(3))
+        fresh = make_pair("Acrobot")  # never reset before the change
+        ref, ours = pairs[0]
+        pairs.append((copy.deepcopy(ref), copy.deepcopy(ours)))
+        pairs.append((copy.deepcopy(ref), pickle.loads(pickle.dumps(ours))))
+        ours_cls = type(pairs[1][1])
+        assert ours_cls is ce.AcrobotEnv and type(pairs[1][0]) is gcc.AcrobotEnv
+        changes = [
+            lambda cls: setattr(cls, "AVAIL_TORQUE", [-2.0, 0.0, 2.0]),
+            lambda cls: cls.AVAIL_TORQUE.__setitem__(2, 0.25),    # in place
+            lambda cls: cls.AVAIL_TORQUE.__setitem__(0, -3),
+            lambda cls: setattr(cls, "AVAIL_TORQUE", (0.5, -3, 1.25)),
+            lambda cls: setattr(cls, "AVAIL_TORQUE", np.array([-1.5, 0.1, 3.0])),
+            lambda cls: cls.AVAIL_TORQUE.__setitem__(0, -0.25),   # in place, an array
+            lambda cls: setattr(cls, "AVAIL_TORQUE", [np.float64(-0.75), np.int64(2), 1.0, 9.0]),
+            lambda cls: cls.AVAIL_TORQUE.pop(),
+        ]
+        for c, change in enumerate(changes):
+            change(gcc.AcrobotEnv)
+            change(ours_cls)
+            assert same_value(ce.AcrobotEnv.AVAIL_TORQUE, gcc.AcrobotEnv.AVAIL_TORQUE) or (
+                ce.AcrobotEnv.AVAIL_TORQUE == gcc.AcrobotEnv.AVAIL_TORQUE)
+            if c == 2:
+                for env in fresh:
+                    env.reset(seed=40)
+                pairs.append(fresh)
+                pairs.append(make_pair("Acrobot"))  # made after the change
+                for env in pairs[-1]:
+                    env.reset(seed=41)
+            for k, (ref, ours) in enumerate(pairs):
+                if k != 2:
+                    assert ours.AVAIL_TORQUE is ce.AcrobotEnv.AVAIL_TORQUE
+                run(ref, ours, "Acrobot", 15, seed=50 + 10 * c + k)
+        assert pairs[2][1].AVAIL_TORQUE == [-0.5, 0.0, 0.5]
+    finally:
+        _restore_class_torques(saved)
+    ref, ours = make_pair("Acrobot")
+    for env in (ref, ours):
+        env.reset(seed=42)
+    run(ref, ours, "Acrobot", 20, seed=42)
+    run(*pairs[0], "Acrobot", 20, seed=43)  # back to the default torques
+    assert ce.AcrobotEnv.AVAIL_TORQUE == [-1.0, 0.0, 1]
+
+
+def test_acrobot_subclass_avail_torque_as_in_gymnasium():
+    """A subclass's own class-level AVAIL_TORQUE (in its body, or assigned)
+    shadows the base's; one without follows the base; deleting the
+    subclass's goes back to the base's."""
+    saved = _class_torques_saved()
+
+    class RefOwn(gcc.AcrobotEnv):
+        AVAIL_TORQUE = [-3.0, 0.0, 3.0]
+
+    class OursOwn(ce.AcrobotEnv):
+        AVAIL_TORQUE = [-3.0, 0.0, 3.0]
+
+    class RefPlain(gcc.AcrobotEnv):
+        pass
+
+    class OursPlain(ce.AcrobotEnv):
+        pass
+
+    try:
+        pairs = [(RefOwn(), OursOwn()), (RefPlain(), OursPlain())]
+        for k, (ref, ours) in enumerate(pairs):
+            for env in (ref, ours):
+                env.reset(seed=60 + k)
+            run(ref, ours, "Acrobot", 20, seed=61 + k)
+        for cls in (gcc.AcrobotEnv, ce.AcrobotEnv):
+            cls.AVAIL_TORQUE = [-2.0, 0.5, 2.0]
+        assert OursPlain.AVAIL_TORQUE is ce.AcrobotEnv.AVAIL_TORQUE
+        assert OursOwn.AVAIL_TORQUE == [-3.0, 0.0, 3.0]
+        for k, pair in enumerate(pairs):
+            run(*pair, "Acrobot", 20, seed=63 + k)
+        for cls in (RefPlain, OursPlain):
+            cls.AVAIL_TORQUE = [-1.0, 0.25, 1.0]
+        assert ce.AcrobotEnv.AVAIL_TORQUE == [-2.0, 0.5, 2.0]
+        for cls in (RefOwn, OursOwn, RefPlain, OursPlain):
+            del cls.AVAIL_TORQUE
+        assert OursOwn.AVAIL_TORQUE is ce.AcrobotEnv.AVAIL_TORQUE
+        for k, pair in enumerate(pairs):
+            run(*pair, "Acrobot", 20, seed=65 + k)
+        with pytest.raises(AttributeError):
+            del ce.AcrobotEnv.AVAIL_TORQUE  # ccgym's step needs torques
+    finally:
+        _restore_class_torques(saved)
+
+
+@pytest.mark.parametrize("value", [
+    [np.float32(-2.0), 0.0, 2.0], [-1.0, 0.0], "abc", 2.0, [True, 0.0, 1.0], np.zeros((3, 1)),
+])
+def test_acrobot_class_level_avail_torque_refused(value):
+    """What an instance's write refuses, a class-level write refuses too
+    (class and envs unchanged); the class's list changed in place to such a
+    value makes the next step raise (env unchanged) until it is fixed."""
+    saved = _class_torques_saved()
+    ref, ours = make_pair("Acrobot")
+    for env in (ref, ours):
+        env.reset(seed=70)
+    try:
+        before = ce.AcrobotEnv.AVAIL_TORQUE
+        with pytest.raises((TypeError, ValueError), match="AVAIL_TORQUE"):
+            ce.AcrobotEnv.AVAIL_TORQUE = value
+        assert ce.AcrobotEnv.AVAIL_TORQUE is before and before == [-1.0, 0.0, 1]
+        run(ref, ours, "Acrobot", 10, seed=70)
+        if isinstance(value, list):
+            params, state = ours.batch.params_buffer.copy(), ours.batch.state_buffer.copy()
+            ce.AcrobotEnv.AVAIL_TORQUE[:] = value
+            late = ce.AcrobotEnv()  # built while the class's list is refused
+            late.reset(seed=1)
+            for env in (ours, late, ours):
+                with pytest.raises((TypeError, ValueError), match="AVAIL_TORQUE"):
+                    env.step(1)
+            ce.AcrobotEnv.AVAIL_TORQUE[:] = [-1.0, 0.0, 1]
+            assert np.array_equal(ours.batch.params_buffer, params)
+            assert np.array_equal(ours.batch.state_buffer, state)
+            run(ref, ours, "Acrobot", 10, seed=71)
+    finally:
+        _restore_class_torques(saved)
+
+
+def test_acrobot_class_level_avail_torque_with_threads():
+    """Class-level assignments from one thread while another steps: no error,
+    no lost update (the env ends on the last value, as Gymnasium's would)."""
+    import threading
+
+    saved = _class_torques_saved()
+    ours = ce.AcrobotEnv()
+    ours.reset(seed=80)
+    errors: list[BaseException] = []
+    stop = threading.Event()
+
+    def stepper() -> None:
+        try:
+            while not stop.is_set():
+                if ours.step(2)[2]:
+                    ours.reset()
+        except BaseException as e:  # noqa: BLE001 (reported below)
+            errors.append(e)
+
+    try:
+        worker = threading.Thread(target=stepper)
+        worker.start()
+        try:
+            for i in range(300):
+                ce.AcrobotEnv.AVAIL_TORQUE = [-1.0, 0.0, 1.0 + (i % 7) / 8]
+                ce.AcrobotEnv.AVAIL_TORQUE[0] = -1.0 - (i % 5) / 4
+        finally:
+            stop.set()
+            worker.join()
+        assert not errors, errors
+        gcc.AcrobotEnv.AVAIL_TORQUE = list(ce.AcrobotEnv.AVAIL_TORQUE)
+        ref = gcc.AcrobotEnv()
+        ref.reset(seed=81)
+        ours.state = np.array(ref.state)
+        run(ref, ours, "Acrobot", 40, seed=82)
+    finally:
+        _restore_class_torques(saved)
+
+
 @pytest.mark.parametrize("value", [
     [np.float32(-2.0), 0.0, 2.0],   # float32 + the noise rounds to float32 in Gymnasium
     [-1.0, 0.0],                    # action 2 would raise IndexError
@@ -803,17 +997,111 @@ def test_np_random_of_another_bit_generator_matches_gymnasium(kind, bitgen):
     assert ours.np_random.random() == ref.np_random.random()
 
 
-def test_acrobot_noise_with_another_bit_generator_is_refused_cleanly():
-    """Acrobot's torque noise is drawn in C from a PCG64 stream: with an
-    MT19937 np_random and torque_noise_max > 0 a step raises, env unchanged."""
-    env = ce.AcrobotEnv(torque_noise_max=0.1)
+def _same_stream(a: np.random.Generator, b: np.random.Generator) -> bool:
+    """Whether two Generators are at the same point (their next draws, on copies)."""
+    a, b = copy.deepcopy(a), copy.deepcopy(b)
+    return (a.integers(0, 2 ** 32, size=8, dtype=np.uint32).tobytes()
+            == b.integers(0, 2 ** 32, size=8, dtype=np.uint32).tobytes()
+            and a.random(4).tobytes() == b.random(4).tobytes())
+
+
+@pytest.mark.parametrize("bitgen", FOREIGN, ids=lambda b: b.__name__)
+def test_acrobot_noise_from_another_bit_generator_matches_gymnasium(bitgen):
+    """Acrobot's torque noise with an MT19937/Philox/SFC64 np_random is
+    Gymnasium's own draw from it (``AVAIL_TORQUE[a] + uniform(-t, t)``, then
+    rk4): the same bits over many noisy steps, with the user's own draws
+    from np_random interleaved (a buffered uint32 among them), unseeded
+    resets, changes of the noise and the torques, copies and pickles; no
+    noise, no draw. (This replaces the refusal these envs used to give.)"""
+    ref, ours = make_pair("Acrobot")
+    for env in (ref, ours):
+        env.reset(seed=21)
+        env.torque_noise_max = 0.3
+        env.np_random = np.random.Generator(bitgen(8))
+    user = np.random.default_rng(5)
+    for t in range(400):
+        x = int(user.integers(0, 3))
+        a = (x, np.int64(x), np.array(x))[t % 3]  # ccgym copies np_random's state for the last
+        r, o = ref.step(a), ours.step(a)
+        where = f"step {t}"
+        assert r[0].tobytes() == o[0].tobytes(), f"{where}: obs {o[0]} vs {r[0]}"
+        assert bits(r[1]) == bits(o[1]) and r[2] == o[2], where
+        assert same_value(ref.state, ours.state), f"{where}: state {ours.state!r} vs {ref.state!r}"
+        if t % 7 == 3:
+            assert ours.np_random.random() == ref.np_random.random()
+        if t % 31 == 5:  # a 32-bit draw: PCG64/Philox/SFC64 keep the other half
+            assert ours.np_random.integers(0, 2 ** 32, dtype=np.uint32) == \
+                ref.np_random.integers(0, 2 ** 32, dtype=np.uint32)
+        if t == 150:
+            for env in (ref, ours):
+                env.torque_noise_max = np.float32(0.7)  # taken as Gymnasium's uniform takes it
+                env.AVAIL_TORQUE = [-2, 0.5, np.float64(1.5)]
+        if t == 250:
+            for env in (ref, ours):
+                env.torque_noise_max = 0.0  # no noise: no draw
+        if t == 300:
+            for env in (ref, ours):
+                env.torque_noise_max = 1.5
+        if r[2] or t % 97 == 40:
+            opts = {"low": -0.3, "high": 0.2} if t % 2 else None
+            assert ref.reset(options=opts)[0].tobytes() == ours.reset(options=opts)[0].tobytes()
+        assert _same_stream(ours.np_random, ref.np_random), where
+    assert type(ours.np_random.bit_generator) is bitgen
+    for dup in (copy.deepcopy(ours), pickle.loads(pickle.dumps(ours))):
+        assert type(dup.np_random.bit_generator) is bitgen
+        assert dup.np_random is not ours.np_random
+        run(copy.deepcopy(ref), dup, "Acrobot", 60, seed=22)
+    run(ref, ours, "Acrobot", 60, seed=22)  # the copies drew from their own copies
+    # reset(seed=...) gives the env its own stream again, noise from C
+    assert ref.reset(seed=23)[0].tobytes() == ours.reset(seed=23)[0].tobytes()
+    run(ref, ours, "Acrobot", 60, seed=24)
+
+
+@pytest.mark.parametrize("bitgen", FOREIGN, ids=lambda b: b.__name__)
+def test_acrobot_foreign_noise_refused_step_leaves_env_as_it_was(bitgen):
+    """A step that raises (before reset, an invalid action, a torque list
+    changed in place to a value ccgym refuses) draws nothing: np_random, the params, the state are as they were, and
+    the env goes on as Gymnasium's (whose step raises before its draw)."""
+    ref, ours = make_pair("Acrobot")
+    for env in (ref, ours):
+        env.torque_noise_max = 0.2
+        env.np_random = np.random.Generator(bitgen(9))
+    gen_before = copy.deepcopy(ours.np_random)
+    with pytest.raises(gym.error.ResetNeeded):
+        ours.step(0)
+    with pytest.raises(AssertionError):
+        ref.step(0)
+    assert _same_stream(ours.np_random, gen_before)
+    for env in (ref, ours):
+        env.reset()
+    gen_before = copy.deepcopy(ours.np_random)
+    params = ours.batch.params_buffer.copy()
+    state = np.array(ours.state)
+    for bad in (3, -1, 1.5, "a", None):
+        with pytest.raises(gym.error.InvalidAction):
+            ours.step(bad)
+    torques = [-1.0, 0.0, 1.0]
+    ours.AVAIL_TORQUE = torques
+    torques[0] = np.float32(-1.0)
+    with pytest.raises(TypeError, match="AVAIL_TORQUE"):
+        ours.step(1)
+    assert _same_stream(ours.np_random, gen_before)
+    torques[0] = -1.0
+    assert np.array_equal(ours.batch.params_buffer, params)
+    assert np.array_equal(np.asarray(ours.state), state)
+    assert _same_stream(ours.np_random, gen_before)
+    run(ref, ours, "Acrobot", 80, seed=25)
+
+
+def test_acrobot_torque_noise_refusals_still_apply_with_another_bit_generator():
+    env = ce.AcrobotEnv()
     env.reset(seed=0)
     env.np_random = np.random.Generator(np.random.MT19937(0))
-    before = np.array(env.state)
-    with pytest.raises(RuntimeError, match="PCG64"):
-        env.step(1)
-    assert np.array_equal(np.asarray(env.state), before)
-    env.torque_noise_max = 0.0  # no noise: no draw, steps as Gymnasium's
+    before = env.batch.params_buffer.copy()
+    for bad in (-0.1, float("inf"), 1e308):  # Gymnasium's uniform(-t, t) raises
+        with pytest.raises(ValueError, match="torque_noise_max"):
+            env.torque_noise_max = bad
+    assert np.array_equal(env.batch.params_buffer, before)
     ref = gcc.AcrobotEnv()
     ref.reset(seed=0)
     ref.np_random = np.random.Generator(np.random.MT19937(0))

@@ -19,6 +19,11 @@ from cpython.object cimport PyObject
 
 cdef extern from "Python.h":
     Py_ssize_t Py_REFCNT(PyObject *o)
+    # Borrowed-pointer forms (no reference counting) for Batch.watch's check.
+    Py_ssize_t _list_size "PyList_GET_SIZE"(PyObject *o)
+    PyObject *_list_item "PyList_GET_ITEM"(PyObject *o, Py_ssize_t i)
+    Py_ssize_t _tuple_size "PyTuple_GET_SIZE"(PyObject *o)
+    PyObject *_tuple_item "PyTuple_GET_ITEM"(PyObject *o, Py_ssize_t i)
 
 from ccgym._core cimport *
 
@@ -653,6 +658,18 @@ cdef enum:
     _M_COUNT = 12
 
 
+cdef inline bint _list_differs(PyObject *lst, PyObject *items) noexcept:
+    """Whether list `lst` no longer holds exactly the objects of tuple
+    `items` (None: always). Borrowed pointers; the GIL is held throughout."""
+    cdef Py_ssize_t i, n = _list_size(lst)
+    if items == <PyObject *>None or n != _tuple_size(items):
+        return True
+    for i in range(n):
+        if _list_item(lst, i) != _tuple_item(items, i):
+            return True
+    return False
+
+
 cdef class Batch:
     """N instances of one classic-control env, stepped and reset by C.
 
@@ -720,6 +737,9 @@ cdef class Batch:
     cdef int _depth                 # the guard: calls under way in the holding thread
     cdef unsigned long _owner       # the thread running exclusive(), else 0
     cdef public object after_terminated_hook
+    cdef object _watch_list         # see watch(): a list step1 compares first
+    cdef tuple _watch_items
+    cdef public object watch_hook
     cdef public object infos_hook
     cdef public object reset_needed_error
     cdef public object invalid_action_error
@@ -1021,6 +1041,29 @@ cdef class Batch:
             return fn(*args)
         finally:
             self._depth -= 1
+
+    # ---------------------------------------------------- a watched list
+    # A front end whose params follow a Python list the user may mutate in
+    # place (Acrobot's class-level AVAIL_TORQUE, which every env reads) has
+    # step1 compare the list with the items its params were made from: its
+    # length and each item's identity (a list of immutable numbers changes
+    # only by replacing items), a few pointer compares, no Python frame.
+    def watch(self, lst, tuple items=()):
+        """From now on step1 (and check_watch) call `watch_hook()` first
+        whenever list `lst` no longer holds exactly `items` (same length, the
+        same objects). The hook re-arms by calling watch() again; until then
+        every step calls it (so a hook that raises keeps refusing). None
+        stops watching."""
+        if lst is not None and type(lst) is not list:
+            raise TypeError(f"watch() takes a list or None, got {type(lst).__name__}")
+        self._watch_items = items
+        self._watch_list = lst
+
+    def check_watch(self):
+        """Calls watch_hook() if the watched list changed (as step1 does)."""
+        if self._watch_list is not None and _list_differs(
+                <PyObject *>self._watch_list, <PyObject *>self._watch_items):
+            self.watch_hook()
 
     def check_open(self):
         """Raises RuntimeError when closed, or when another thread holds the guard."""
@@ -1366,7 +1409,11 @@ cdef class Batch:
         """The single-env step: checks `action` like Gymnasium's action space
         (invalid_action_error), steps instance 0 and returns (obs copy,
         reward, terminated, False, {}). Calls `after_terminated_hook()` when
-        an instance that had already terminated terminates again."""
+        an instance that had already terminated terminates again, and first
+        `watch_hook()` when the watched list changed (see watch())."""
+        if self._watch_list is not None and _list_differs(
+                <PyObject *>self._watch_list, <PyObject *>self._watch_items):
+            self.watch_hook()
         self._enter(False)
         try:
             if not self.has_reset:

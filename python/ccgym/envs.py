@@ -21,6 +21,9 @@ from __future__ import annotations
 
 import functools
 import math
+import struct
+import threading
+import weakref
 from typing import Any, ClassVar
 
 import gymnasium as gym
@@ -165,6 +168,7 @@ class _CoreEnv(gym.Env):
         # A PCG64 Generator drives the C stream (its state goes into C); any
         # other bit generator (MT19937, Philox, SFC64, ...) is drawn from in
         # Python, with Gymnasium's own calls (_reset_foreign).
+        # (Acrobot's torque noise: _step_foreign).
         foreign = not isinstance(value.bit_generator, (np.random.PCG64, _core.StreamBitGenerator))
         self._drop_stream_rng()
         self.__dict__["_user_rng"] = value
@@ -203,8 +207,7 @@ class _CoreEnv(gym.Env):
         if self.__dict__.get("_user_rng") is None:
             return fn(*args)
         if self.__dict__.get("_foreign_rng"):
-            self._check_foreign_draws()
-            return fn(*args)
+            return fn(*args)  # the C stream is not np_random: its draws are overwritten
         self._rng_to_core()
         try:
             return fn(*args)
@@ -217,7 +220,10 @@ class _CoreEnv(gym.Env):
         drawing in render_mode="human"."""
         handed = "_handed" in self.__dict__
         self._sync()  # raises (env unchanged) for a state it refuses
-        result = self._rng_call(self._core.step1, action)
+        if self.__dict__.get("_foreign_rng"):
+            result = self._step_foreign(action)
+        else:
+            result = self._rng_call(self._core.step1, action)
         if handed:
             # The step made a new state (as Gymnasium's makes a new object):
             # the old one is the caller's now, and step goes back to the core.
@@ -283,9 +289,10 @@ class _CoreEnv(gym.Env):
         """Gymnasium's reset draw, as its reset() writes it (bounds (a, b))."""
         return gen.uniform(low=a, high=b, size=(4,))
 
-    def _check_foreign_draws(self) -> None:
-        """Raises where a C call would draw from the C stream although a
-        non-PCG64 Generator is the env's np_random (Acrobot's torque noise)."""
+    def _step_foreign(self, action: Any):
+        """A step while np_random is a non-PCG64 Generator: only Acrobot's
+        step draws (its torque noise; AcrobotEnv overrides this)."""
+        return self._core.step1(action)
 
     def _reseeding(self) -> None:
         """reset(seed=...) is about to give the env a new stream (as Gymnasium
@@ -349,8 +356,13 @@ class _CoreEnv(gym.Env):
         snap = self._core.get_state()
         snap["np_random_seed"] = self._np_random_seed
         # numpy's PCG64 keeps half of a 64-bit draw for the next 32-bit one.
-        st = self._np_random.bit_generator.state
-        snap["np_random_uint32"] = (int(st["has_uint32"]), int(st["uinteger"]))
+        # (Under a non-PCG64 np_random the snapshot's stream is the C one,
+        # which no Generator wraps then: nothing buffered.)
+        if self.__dict__.get("_foreign_rng"):
+            snap["np_random_uint32"] = (0, 0)
+        else:
+            st = self._np_random.bit_generator.state
+            snap["np_random_uint32"] = (int(st["has_uint32"]), int(st["uinteger"]))
         return snap
 
     def set_state(self, state: dict[str, Any]) -> None:
@@ -383,6 +395,10 @@ class _CoreEnv(gym.Env):
             "closed": self._core.closed,
             "spec": self.spec,
             "attributes": _attributes.faces(self),
+            # An assigned MT19937/Philox/SFC64 np_random is not in the C
+            # snapshot: the copy gets (a copy of) it, as Gymnasium's does.
+            "foreign_np_random": self.__dict__["_user_rng"]
+            if self.__dict__.get("_foreign_rng") else None,
         }
 
     def __setstate__(self, data: dict[str, Any]) -> None:
@@ -390,6 +406,8 @@ class _CoreEnv(gym.Env):
         for name, value in data.get("attributes", {}).items():
             setattr(self, name, value)
         self.set_state(data["state"])
+        if data.get("foreign_np_random") is not None:
+            self._np_random = data["foreign_np_random"]
         self._core.closed = data["closed"]
         self.spec = data["spec"]
 
@@ -433,12 +451,14 @@ class _CoreEnv(gym.Env):
 
     def _sync(self) -> None:
         """Writes into C what the caller may have mutated in place: a handed-out
-        state, a watched attribute value (Acrobot's AVAIL_TORQUE list)."""
+        state, a watched attribute value (Acrobot's AVAIL_TORQUE: an array from
+        Python, a list through the core's watch)."""
         d = self.__dict__
         if "_handed" in d:
             self._sync_state()
         if "_watched" in d:
             self._sync_watched()
+        self._core.check_watch()
 
     def _sync_watched(self) -> None:
         pass
@@ -847,18 +867,128 @@ class PendulumEnv(_ContinuousEnv):
         self._remember_written("last_u", value)
 
 
-class AcrobotEnv(_DiscreteEnv):
+# ------------------------------------------------------------- Acrobot
+# Gymnasium's AcrobotEnv.AVAIL_TORQUE is a class attribute, the list
+# [-1.0, 0.0, +1] whose item `a` is the torque of action a: its step reads
+# `self.AVAIL_TORQUE[a]` anew each time, so an instance's own value, a
+# class-level assignment (on AcrobotEnv or a subclass) and an in-place write
+# into whichever list an env reads all change that env's next step. Here the
+# torques are the C params torque_0..2, and each env follows the object its
+# step would read (its own value, else its class's, _torque_source):
+# - the C core watches that object when it is a list (Batch.watch: each
+#   step1 compares the list's length and item identities with those the
+#   params were made from, a few pointer compares in compiled code, no
+#   Python frame), and calls the env's _follow_torques when they differ;
+# - a class-level assignment goes through the metaclass, which re-arms the
+#   watch of every live env that follows that class (_FOLLOWERS), so each
+#   picks the new value up on its next step;
+# - another mutable value (a numpy array) is watched from Python
+#   (_CoreEnv._sync_watched, the step bound to _step_synced).
+# Pickles and copies keep an env's own value (its attribute faces) and
+# follow the class otherwise, as Gymnasium's do.
+
+#: Live Acrobot envs, told when a class-level AVAIL_TORQUE changes.
+_FOLLOWERS: weakref.WeakSet[Any] = weakref.WeakSet()
+#: Serialises class-level assignments with envs re-reading their torques.
+_TORQUE_LOCK = threading.RLock()
+_TORQUE_FIELDS = ("torque_0", "torque_1", "torque_2")
+
+
+def _class_torques(cls: type) -> Any:
+    """The AVAIL_TORQUE an instance of cls without its own value reads."""
+    for klass in cls.__mro__:
+        if "_class_avail_torque" in klass.__dict__:
+            return klass.__dict__["_class_avail_torque"]
+    raise AttributeError("AVAIL_TORQUE")
+
+
+def _set_class_torques(cls: type, value: Any) -> None:
+    """cls.AVAIL_TORQUE = value: refused (TypeError/ValueError, the class
+    unchanged) where an instance's write is refused; else every live env of
+    cls without its own value takes it from its next step on."""
+    _attributes.torques(value)
+    with _TORQUE_LOCK:
+        type.__setattr__(cls, "_class_avail_torque", value)
+        for env in list(_FOLLOWERS):
+            if isinstance(env, cls):
+                env._torques_moved()
+
+
+def _torque_hook(ref: weakref.ref[Any]) -> None:
+    # The core's watch_hook (a weak reference: no env <-> core cycle).
+    env = ref()
+    if env is not None:
+        env._follow_torques()
+
+
+class _TorqueAttribute:
+    """AcrobotEnv.AVAIL_TORQUE: the class's list on the class, live on an env."""
+
+    __doc__ = "Gymnasium's torques per action, ``[-1.0, 0.0, +1]`` (live; settable)."
+
+    def __get__(self, env: Any, owner: type | None = None) -> Any:
+        return _class_torques(owner) if env is None else env._torque_source()
+
+    def __set__(self, env: Any, value: Any) -> None:
+        env._set_torques(value)
+
+    def __delete__(self, env: Any) -> None:
+        env._delete_torques()
+
+
+class _AcrobotType(type):
+    """AcrobotEnv's metaclass: makes ``AVAIL_TORQUE`` a class attribute as
+    Gymnasium's is (a class body's value or a class-level assignment is the
+    value every instance of that class without its own reads, from its next
+    step), kept beside the _TorqueAttribute that makes it live."""
+
+    def __init__(cls, name: str, bases: tuple[type, ...], ns: dict[str, Any],
+                 **kwargs: Any) -> None:
+        super().__init__(name, bases, ns, **kwargs)
+        value = ns.get("AVAIL_TORQUE")
+        if value is not None and not isinstance(value, _TorqueAttribute):
+            type.__delattr__(cls, "AVAIL_TORQUE")
+            _set_class_torques(cls, value)
+        if not any(isinstance(k.__dict__.get("AVAIL_TORQUE"), _TorqueAttribute)
+                   for k in cls.__mro__):
+            type.__setattr__(cls, "AVAIL_TORQUE", _TorqueAttribute())
+
+    def __setattr__(cls, name: str, value: Any) -> None:
+        if name == "AVAIL_TORQUE":
+            _set_class_torques(cls, value)
+        else:
+            super().__setattr__(name, value)
+
+    def __delattr__(cls, name: str) -> None:
+        if name != "AVAIL_TORQUE":
+            super().__delattr__(name)
+            return
+        if "_class_avail_torque" not in cls.__dict__ or not any(
+                "_class_avail_torque" in k.__dict__ for k in cls.__mro__[1:]):
+            raise AttributeError(
+                f"{cls.__name__}.AVAIL_TORQUE cannot be deleted (ccgym's step needs "
+                "a torque per action); assign another list")
+        with _TORQUE_LOCK:
+            type.__delattr__(cls, "_class_avail_torque")
+            for env in list(_FOLLOWERS):
+                if isinstance(env, cls):
+                    env._torques_moved()
+
+
+class AcrobotEnv(_DiscreteEnv, metaclass=_AcrobotType):
     """Acrobot-v1: swing a two-link arm above a line (torques -1, 0, +1).
 
     Matches ``gymnasium.envs.classic_control.AcrobotEnv`` ("book" dynamics,
     RK4 with dt = 0.2, float32 state after reset). ``torque_noise_max`` adds
-    uniform torque noise drawn from the env's stream, as in Gymnasium;
-    ``AVAIL_TORQUE`` (the torque of each action) is live.
+    uniform torque noise drawn from the env's ``np_random``, as in Gymnasium
+    (whatever its bit generator). ``AVAIL_TORQUE`` (the torque of each
+    action) is live, on an instance and on the class, as in Gymnasium.
     """
 
     kind = "Acrobot"
     metadata = {"render_modes": ["human", "rgb_array"], "render_fps": 15}
     _state_dtype = _core.state_dtype(kind)
+    _params_dtype = _core.env_info(kind).params_dtype
 
     dt = 0.2
     LINK_LENGTH_1 = 1.0
@@ -870,6 +1000,7 @@ class AcrobotEnv(_DiscreteEnv):
     LINK_MOI = 1.0
     MAX_VEL_1 = 4 * math.pi
     MAX_VEL_2 = 9 * math.pi
+    AVAIL_TORQUE = [-1.0, 0.0, +1]  # the class's list (_AcrobotType)
     torque_noise_max = 0.0
     SCREEN_DIM = 500
     book_or_nips = "book"
@@ -877,51 +1008,13 @@ class AcrobotEnv(_DiscreteEnv):
     domain_fig = None
     actions_num = 3
 
-    # AVAIL_TORQUE: Gymnasium's class-level list [-1.0, 0.0, +1], the torque
-    # of each action. Live over the params fields torque_0..2: assigning a
-    # list, tuple or array changes the next steps; an instance reading it gets
-    # the very object (the class's list until one is assigned) and, as
-    # Gymnasium's step indexes that object anew each step, its step is bound
-    # to _step_synced, which writes the torques into C when the object has
-    # changed in place.
-    def _get_torques(self) -> Any:
-        value = self.__dict__.get("_attr_faces", {}).get("AVAIL_TORQUE", _AVAIL_TORQUE)
-        if "_watched" not in self.__dict__ and self.__dict__.get("_attr_live"):
-            self._watch(value)
-        return value
-
-    def _watch(self, value: Any) -> None:
-        snap = _attributes.snapshot(value)
-        if snap is None:  # a tuple of numbers cannot change
-            self.__dict__.pop("_watched", None)
-        else:
-            self.__dict__["_watched"] = (value, snap)
-        self._bind_step()
-
-    def _set_torques(self, value: Any) -> None:
-        torques = _attributes.torques(value)
-        self._write_params(dict(zip(("torque_0", "torque_1", "torque_2"), torques)))
-        self.__dict__.setdefault("_attr_faces", {})["AVAIL_TORQUE"] = value
-        self._watch(value)
-
-    def _sync_watched(self) -> None:
-        value, snap = self.__dict__["_watched"]
-        now = _attributes.snapshot(value)
-        if not _attributes.same_snapshot(now, snap):
-            try:
-                torques = _attributes.torques(value)
-            except (TypeError, ValueError) as e:
-                raise type(e)(f"AVAIL_TORQUE was changed in place to a value ccgym refuses "
-                              f"(the env is unchanged): {e}") from None
-            self._write_params(dict(zip(("torque_0", "torque_1", "torque_2"), torques)))
-            self.__dict__["_watched"] = (value, now)
-
     def __init__(self, render_mode: str | None = None, torque_noise_max: float = 0.0):
         params = acrobot_params(torque_noise_max=torque_noise_max)
         super().__init__(render_mode=render_mode, **params)
-        if _AVAIL_TORQUE != [-1.0, 0.0, +1]:
-            # The class's list was changed in place: Gymnasium's new envs use it.
-            self._set_torques(_AVAIL_TORQUE)
+        self._core.watch_hook = functools.partial(_torque_hook, weakref.ref(self))
+        with _TORQUE_LOCK:
+            _FOLLOWERS.add(self)
+            self._follow_torques(at_init=True)
         if params["torque_noise_max"]:
             self.torque_noise_max = params["torque_noise_max"]
         high = np.array(
@@ -930,6 +1023,160 @@ class AcrobotEnv(_DiscreteEnv):
         self.observation_space = spaces.Box(low=-high, high=high, dtype=np.float32)
         self.action_space = spaces.Discrete(3)
 
+    # --------------------------------------------------------- AVAIL_TORQUE
+    def _torque_source(self) -> Any:
+        """The object Gymnasium's step would index: the env's own
+        AVAIL_TORQUE, else its class's."""
+        faces = self.__dict__.get("_attr_faces")
+        if faces is not None and "AVAIL_TORQUE" in faces:
+            return faces["AVAIL_TORQUE"]
+        return _class_torques(type(self))
+
+    def _c_torques(self) -> tuple[float, ...]:
+        record = self._core.params_buffer.view(self._params_dtype)[0]
+        return tuple(float(record[f]) for f in _TORQUE_FIELDS)
+
+    def _write_torques(self, torques: tuple[float, float, float]) -> None:
+        # Bitwise: -0.0 and 0.0 differ (a torque of -0.0 gives other bits).
+        if struct.pack("<3d", *torques) != struct.pack("<3d", *self._c_torques()):
+            self._write_params(dict(zip(_TORQUE_FIELDS, torques)))
+
+    def _follow_torques(self, at_init: bool = False) -> None:
+        """Makes the C torques those of the object the step would read now and
+        watches it for in-place change (the core's watch_hook). A value ccgym
+        refuses raises (TypeError/ValueError, the env unchanged), and keeps
+        raising at every step until it is fixed; at __init__ that is left to
+        the first step."""
+        with _TORQUE_LOCK:
+            value = self._torque_source()
+            core = self._core
+            if type(value) is list:
+                items = tuple(value)
+                try:
+                    torques = _attributes.torques(items)
+                except (TypeError, ValueError) as e:
+                    core.watch(value, None)  # changed: every step asks again
+                    if at_init:
+                        return
+                    raise type(e)(f"AVAIL_TORQUE was changed in place to a value ccgym "
+                                  f"refuses (the env is unchanged): {e}") from None
+                self._write_torques(torques)
+                core.watch(value, items)
+                if "_watched" in self.__dict__:
+                    del self.__dict__["_watched"]
+                    self._bind_step()
+                return
+            core.watch(None)
+            try:
+                torques = _attributes.torques(value)
+            except (TypeError, ValueError):
+                if not at_init:
+                    raise
+                torques = None
+            if torques is not None:
+                self._write_torques(torques)
+            self._watch(value, stale=torques is None)
+
+    def _torques_moved(self) -> None:
+        """A class-level AVAIL_TORQUE changed: the next step re-reads it (its
+        watch is made to differ; nothing is written now, so a step under way
+        in another thread is not disturbed)."""
+        if "AVAIL_TORQUE" in self.__dict__.get("_attr_faces", {}):
+            return
+        self._core.watch([], None)
+        if self.__dict__.pop("_watched", None) is not None:
+            self._bind_step()
+
+    def _watch(self, value: Any, stale: bool = False) -> None:
+        # A mutable value that is not a list (a numpy array), from Python.
+        snap = _attributes.snapshot(value)
+        if snap is None and not stale:  # a tuple of numbers cannot change
+            self.__dict__.pop("_watched", None)
+        else:
+            self.__dict__["_watched"] = (value, None if stale else snap)
+        self._bind_step()
+
+    def _set_torques(self, value: Any) -> None:
+        items = tuple(value) if type(value) is list else value
+        torques = _attributes.torques(items)
+        self._write_params(dict(zip(_TORQUE_FIELDS, torques)))
+        with _TORQUE_LOCK:
+            self.__dict__.setdefault("_attr_faces", {})["AVAIL_TORQUE"] = value
+            if type(value) is list:
+                self._core.watch(value, items)
+                if self.__dict__.pop("_watched", None) is not None:
+                    self._bind_step()
+            else:
+                self._core.watch(None)
+                self._watch(value)
+
+    def _delete_torques(self) -> None:
+        faces = self.__dict__.get("_attr_faces", {})
+        if "AVAIL_TORQUE" not in faces:
+            raise AttributeError("AVAIL_TORQUE")
+        with _TORQUE_LOCK:
+            del faces["AVAIL_TORQUE"]
+            self._torques_moved()
+
+    def _sync_watched(self) -> None:
+        value, snap = self.__dict__["_watched"]
+        now = _attributes.snapshot(value)
+        if snap is None or not _attributes.same_snapshot(now, snap):
+            try:
+                torques = _attributes.torques(value)
+            except (TypeError, ValueError) as e:
+                raise type(e)(f"AVAIL_TORQUE was changed in place to a value ccgym refuses "
+                              f"(the env is unchanged): {e}") from None
+            self._write_params(dict(zip(_TORQUE_FIELDS, torques)))
+            self.__dict__["_watched"] = (value, now)
+
+    # ----------------------------------------- noise from another generator
+    def _step_foreign(self, action: Any):
+        """A step while np_random is an MT19937, Philox, SFC64, ... Generator:
+        the torque noise is Gymnasium's own draw from it,
+        ``np_random.uniform(-torque_noise_max, torque_noise_max)``, added to
+        each torque in float64 (``AVAIL_TORQUE[a] + noise``, as Gymnasium's
+        ``torque +=``), and the kernel steps with those torques and no noise
+        of its own, bit for bit Gymnasium's rk4 of them. All under the core's
+        guard; a step that raises leaves the env, its params and np_random as
+        they were."""
+        self._core.check_watch()  # the torques in C are AVAIL_TORQUE's first
+        return self._core.exclusive(self._noisy_step, action)
+
+    def _noisy_step(self, action: Any):
+        core = self._core
+        p = core.params_buffer.view(np.float64)  # the params as float64 slots
+        slots = self._noise_slots
+        if not p[slots[3]] > 0:
+            return core.step1(action)
+        gen = self.__dict__["_user_rng"]
+        # Gymnasium's step raises before its draw (not reset, a bad action):
+        # a step that surely runs needs no copy of the Generator's state
+        # (costly for MT19937); any other is undone on failure from one.
+        sure = (core.has_reset and not core.closed
+                and (type(action) is int or isinstance(action, np.signedinteger))
+                and 0 <= action < 3)
+        before = None if sure else gen.bit_generator.state
+        saved = [float(p[k]) for k in slots]
+        noise = gen.uniform(-self.torque_noise_max, self.torque_noise_max)
+        done = False
+        try:
+            for k, torque in zip(slots[:3], saved):
+                p[k] = torque + noise
+            p[slots[3]] = 0.0
+            result = core.step1(action)
+            done = True
+            return result
+        finally:
+            for k, v in zip(slots, saved):
+                p[k] = v
+            if not done and before is not None:
+                gen.bit_generator.state = before
+
+    #: torque_0..2 and torque_noise_max as indices into the params' float64s.
+    _noise_slots: ClassVar[tuple[int, int, int, int]]
+
+    # ---------------------------------------------------------------- misc
     def _constructor_kwargs(self) -> dict[str, Any]:
         return {"torque_noise_max": self.torque_noise_max}
 
@@ -944,14 +1191,6 @@ class AcrobotEnv(_DiscreteEnv):
     def _draw_initial_state(self, gen: np.random.Generator, a: float, b: float) -> Any:
         return gen.uniform(low=a, high=b, size=(4,)).astype(np.float32)
 
-    def _check_foreign_draws(self) -> None:
-        if self.torque_noise_max > 0:
-            gen = self.__dict__["_user_rng"]
-            raise RuntimeError(
-                "Acrobot's torque noise (torque_noise_max > 0) is drawn from ccgym's PCG64 "
-                f"stream in C, which a {type(gen.bit_generator).__name__} np_random cannot "
-                "drive: assign a PCG64 Generator (np.random.default_rng(...)) or reset(seed=...)")
-
     def _set_state_value(self, value: Any) -> None:
         # Gymnasium's step appends the torque (float64) first: a float32
         # state computes as its float64 values do.
@@ -959,25 +1198,17 @@ class AcrobotEnv(_DiscreteEnv):
         self._write_state({"s": arr})
 
 
-
-#: Gymnasium's AcrobotEnv.AVAIL_TORQUE: the class-level list every instance
-#: reads until it is given its own.
-_AVAIL_TORQUE: list[Any] = [-1.0, 0.0, +1]
-
-
-class _TorqueAttribute:
-    """AcrobotEnv.AVAIL_TORQUE: the class's list on the class, live on an env."""
-
-    __doc__ = "Gymnasium's torques per action, ``[-1.0, 0.0, +1]`` (live; settable)."
-
-    def __get__(self, env: Any, owner: type | None = None) -> Any:
-        return _AVAIL_TORQUE if env is None else env._get_torques()
-
-    def __set__(self, env: Any, value: Any) -> None:
-        env._set_torques(value)
+def _float64_slots(dtype: np.dtype, names: tuple[str, ...]) -> tuple[int, ...]:
+    """Where the float64 fields `names` of a params record sit among its float64s."""
+    for name in names:
+        fdtype, offset = dtype.fields[name][:2]
+        if fdtype != np.float64 or offset % 8:
+            raise TypeError(f"params field {name} is not an aligned float64")
+    return tuple(dtype.fields[name][1] // 8 for name in names)
 
 
-AcrobotEnv.AVAIL_TORQUE = _TorqueAttribute()  # type: ignore[assignment]
+AcrobotEnv._noise_slots = _float64_slots(  # type: ignore[assignment]
+    AcrobotEnv._params_dtype, (*_TORQUE_FIELDS, "torque_noise_max"))
 
 
 def _check_torque_noise(name: str, value: float) -> None:
