@@ -1383,7 +1383,8 @@ cdef class Batch:
     def step1(self, action):
         """The single-env step: checks `action` like Gymnasium's action space
         (invalid_action_error), steps instance 0 and returns (obs copy,
-        reward, terminated, False, {}). Calls `after_terminated_hook()` when
+        reward, terminated, False, {}); with obs_is_state that obs is the
+        live state until the next step (see live_obs). Calls `after_terminated_hook()` when
         an instance that had already terminated terminates again."""
         self._enter(False)
         try:
