@@ -209,20 +209,41 @@ def test_reset_mask_is_made_contiguous():
 # ------------------------------------------------------------------- errors
 
 @pytest.mark.parametrize("env_id", ["CartPole-v1", "Pendulum-v1"])
-def test_closed_is_the_same_error_everywhere(env_id):
+def test_close_leaves_every_front_end_usable(env_id):
+    """As Gymnasium's envs, vector envs and SB3's DummyVecEnv (issue 16),
+    close() releases rendering resources only: each front end resets, steps
+    and snapshots afterwards as a fresh one does. The error for a closed
+    batch (Batch.closed, which no front end sets) is still the one message."""
     single = _frontend.env_class(env_id)()
     vector = ccgym.make_vec(env_id, N)
     venv = sb3.VecEnv(env_id, N)
     for env in (single, vector, venv):
         env.close()
-    expected = (RuntimeError, _frontend.CLOSED)
-    # The single env is usable after close(), as Gymnasium's (issue 16).
-    assert np.array_equal(single.reset(seed=0)[0], _frontend.env_class(env_id)().reset(seed=0)[0])
-    assert _error(lambda: vector.reset(seed=0)) == expected
-    assert _error(vector.get_state) == expected
-    assert _error(venv.reset) == expected
-    assert _error(lambda: venv.env_method("reset", indices=[0])) == expected
-    assert _error(lambda: venv.step(np.zeros((N, 1) if "Pendulum" in env_id else N))) == expected
+    assert vector.closed and venv.closed
+    fresh_single = _frontend.env_class(env_id)()
+    fresh_vector = ccgym.make_vec(env_id, N)
+    fresh_venv = sb3.VecEnv(env_id, N)
+    assert np.array_equal(single.reset(seed=0)[0], fresh_single.reset(seed=0)[0])
+    assert np.array_equal(vector.reset(seed=0)[0], fresh_vector.reset(seed=0)[0])
+    venv.seed(0), fresh_venv.seed(0)
+    assert np.array_equal(venv.reset(), fresh_venv.reset())
+    assert np.array_equal(venv.env_method("reset", seed=2, indices=[0])[0][0],
+                          fresh_venv.env_method("reset", seed=2, indices=[0])[0][0])
+    actions = np.zeros((N, 1), np.float32) if "Pendulum" in env_id else np.zeros(N, np.int64)
+    for a, b in ((vector, fresh_vector), (venv, fresh_venv)):
+        assert all(np.array_equal(x, y) for x, y in zip(a.step(actions)[:3], b.step(actions)[:3]))
+    snap = vector.get_state()
+    assert all(np.array_equal(snap[k], v) for k, v in fresh_vector.get_state().items()
+               if isinstance(v, np.ndarray))
+    batch = _core.Batch(vector.batch.kind, N, _params_of(env_id))
+    batch.closed = True
+    assert _error(lambda: batch.reset()) == (RuntimeError, _frontend.CLOSED)
+
+
+def _params_of(env_id):
+    from ccgym._params import PARAMS
+
+    return PARAMS[_frontend.env_class(env_id).kind]()
 
 
 def test_not_reset_yet_is_gymnasiums_error():

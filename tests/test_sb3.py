@@ -215,10 +215,73 @@ def test_step_before_reset_and_after_close():
     with pytest.raises(ValueError, match="shape"):
         ours.step(np.zeros(3, dtype=np.int64))
     ours.close()
-    with pytest.raises(RuntimeError, match="closed"):
-        ours.step(np.zeros(2, dtype=np.int64))
-    with pytest.raises(RuntimeError, match="closed"):
-        ours.reset()
+    # As DummyVecEnv (whose close() closes each Gymnasium env, which stays
+    # usable), the VecEnv keeps working after close().
+    ref = reference("Acrobot-v1", 2)
+    ref.seed(3), ours.seed(3)
+    ref.reset(), ours.reset()
+    ref.close()
+    ours.close()
+    for t, a in enumerate(action_batches(ours, 20, seed=4)):
+        assert_same_step(ref.step(a), ours.step(a), f"step {t} after close")
+
+
+@pytest.mark.parametrize("env_id", ["CartPole-v1", "Pendulum-v1"])
+def test_usable_after_close_as_dummy_vec_env(env_id):
+    """close() releases rendering resources only, as DummyVecEnv's: reset,
+    step, env_method reset and rendering keep working with DummyVecEnv's
+    results; close twice is fine; ``closed`` is True (as SubprocVecEnv's)."""
+    ref = reference(env_id, 3, render_mode="rgb_array")
+    ours = VecEnv(env_id, 3, render_mode="rgb_array")
+    for venv in (ref, ours):
+        venv.seed(1)
+        venv.reset()
+        venv.close()
+        venv.close()
+    assert ours.closed
+    assert not hasattr(ref, "closed")  # DummyVecEnv has no such attribute
+    ref.seed(8), ours.seed(8)
+    assert ref.reset().tobytes() == ours.reset().tobytes()
+    for t, a in enumerate(action_batches(ours, 250, seed=2)):
+        assert_same_step(ref.step(a), ours.step(a), f"step {t} after close")
+    r_obs = [o for o, _ in ref.env_method("reset", seed=4, indices=[1])]
+    o_obs = [o for o, _ in ours.env_method("reset", seed=4, indices=[1])]
+    assert r_obs[0].tobytes() == o_obs[0].tobytes()
+    assert ours.render().shape == ref.render().shape
+    ours.close()
+    ref.close()
+
+
+def test_close_releases_and_reopens_the_window(monkeypatch):
+    """render_mode="human": close() closes the window; a later render opens
+    a new one (the VecEnv still steps in between)."""
+    import ccgym.rendering
+
+    opened, closed = [], []
+
+    class FakeViewer:
+        def __init__(self, *args):
+            opened.append(self)
+
+        def show(self, frame):
+            assert frame.ndim == 3
+
+        def close(self):
+            closed.append(self)
+
+    monkeypatch.setattr(ccgym.rendering, "Viewer", FakeViewer)
+    ours = VecEnv("CartPole-v1", 2, render_mode="human")
+    ours.reset()
+    ours.render()
+    ours.close()
+    assert closed == opened and len(opened) == 1
+    ours.close()  # nothing left to close
+    assert len(closed) == 1
+    ours.step(np.zeros(2, dtype=np.int64))
+    ours.render()
+    assert len(opened) == 2 and opened[1] is not opened[0]
+    ours.close()
+    assert closed == opened
 
 
 def test_attrs_methods_wrappers_and_render():

@@ -281,11 +281,20 @@ def test_vector_env_copies_mid_episode(env_id, mode, how):
     assert list(dup.length_queue) == list(env.length_queue)
 
 
-def test_copy_of_closed_env_is_refused_or_closed():
+def test_copy_of_closed_env_is_closed_and_usable():
+    # A vector env stays usable after close(), as Gymnasium's: its copy is
+    # closed too (as a deepcopy of SyncVectorEnv) and steps as it does.
     env = ccgym.make_vec("CartPole-v1", num_envs=2)
+    env.reset(seed=4)
     env.close()
-    with pytest.raises(RuntimeError, match="closed"):
-        pickle.dumps(env)
+    ref = SyncVectorEnv([lambda: gym.make("CartPole-v1")] * 2)
+    ref.close()
+    assert copy.deepcopy(ref).closed
+    for clone in (lambda e: pickle.loads(pickle.dumps(e)), copy.deepcopy):
+        dup = clone(env)
+        assert dup.closed
+        a = np.ones(2, np.int64)
+        assert np.array_equal(dup.step(a)[0], env.step(a)[0])
     # A single env stays usable after close(), as Gymnasium's: so does its copy.
     single = ccgym.envs.CartPoleEnv()
     single.close()
@@ -521,12 +530,12 @@ def test_set_state_accepts_non_contiguous_and_read_only_arrays():
     assert_same_state(env.get_state(), snap)
 
 
-def test_set_state_on_closed_env_raises():
+def test_set_state_on_closed_env_restores():
+    # close() leaves the vector env usable (as Gymnasium's): snapshots too.
     env = make_vec("MountainCar-v0", 2)
     env.reset(seed=0)
     snap = env.get_state()
+    env.step(np.ones(2, np.int64))
     env.close()
-    with pytest.raises(RuntimeError, match="closed"):
-        env.set_state(snap)
-    with pytest.raises(RuntimeError, match="closed"):
-        env.get_state()
+    env.set_state(snap)
+    assert_same_state(env.get_state(), snap)

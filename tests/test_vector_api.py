@@ -603,23 +603,66 @@ def test_disabled_mode_requires_resetting_done_envs():
 
 @pytest.mark.parametrize("env_id", ["CartPole-v1", "Pendulum-v1"])
 def test_use_after_close(env_id):
-    env = ccgym.make_vec(env_id, 3)
-    env.reset(seed=0)
-    a = env.action_space.sample()
-    env.step(a)
-    env.close()
-    env.close()  # closing twice is fine
-    assert env.closed
-    with pytest.raises(RuntimeError, match="closed"):
-        env.step(a)
-    with pytest.raises(RuntimeError, match="closed"):
+    """As Gymnasium's make_vec envs (CartPoleVectorEnv for CartPole,
+    SyncVectorEnv for Pendulum), close() releases rendering resources only:
+    reset, step and render keep working, with the same results, and closing
+    twice is fine. ``closed`` is True as SyncVectorEnv's (the base
+    VectorEnv.close sets it; CartPoleVectorEnv overrides close and leaves it
+    False)."""
+    with deprecation_ctx(env_id):
+        stock = gym.make_vec(env_id, num_envs=3, render_mode="rgb_array")
+    # The results are compared with SyncVectorEnv's (CartPoleVectorEnv seeds
+    # one generator for the batch: see test_vector_parity.py).
+    ref = make_ref(env_id, 3, render_mode="rgb_array")
+    ours = ccgym.make_vec(env_id, 3, render_mode="rgb_array")
+    acts = sample_actions(ref, 0, 30)
+    for env in (ours, ref, stock):
         env.reset(seed=0)
-    with pytest.raises(RuntimeError, match="closed"):
-        env.reset(options={"reset_mask": np.ones(3, bool)})
+        env.step(acts[0])
+        env.close()
+        env.close()  # closing twice is fine
+    assert ours.closed and ref.closed
+    assert stock.closed is (env_id != "CartPole-v1")
+    assert_results_equal(ours.reset(seed=5), ref.reset(seed=5), "reset after close")
+    stock.reset(seed=5)
+    for t, a in enumerate(acts):
+        assert_results_equal(ours.step(a), ref.step(a), f"step {t} after close")
+        assert len(stock.step(a)[1]) == 3  # Gymnasium's stock env is usable too
+    assert len(ours.render()) == len(ref.render()) == len(stock.render()) == 3
+    for env in (ours, ref, stock):
+        env.close()
+    assert_results_equal(ours.reset(options={"reset_mask": np.ones(3, bool)}),
+                         ref.reset(options={"reset_mask": np.ones(3, bool)}))
+    # Never reset, closed: stepping is the error of a step before reset.
     never_reset = ccgym.make_vec(env_id, 3)
     never_reset.close()
-    with pytest.raises(RuntimeError, match="closed"):
-        never_reset.step(a)
+    with pytest.raises(gym.error.ResetNeeded):
+        never_reset.step(acts[0])
+    assert_results_equal(never_reset.reset(seed=1), ref.reset(seed=1))
+
+
+def test_vector_wrappers_after_close():
+    """Gymnasium's vector wrappers over a closed env keep working, as over
+    Gymnasium's own: the same episode statistics and normalised observations."""
+    from gymnasium.wrappers.vector import NormalizeObservation
+
+    made = []
+    for env in (ccgym.make_vec("Pendulum-v1", 3), make_ref("Pendulum-v1", 3)):
+        made.append(NormalizeObservation(RecordEpisodeStatistics(env)))
+    ours, ref = made
+    acts = sample_actions(ref.unwrapped, 2, 420)
+    for env in made:
+        env.reset(seed=9)
+        env.close()
+        assert env.unwrapped.closed
+    assert_results_equal(ours.reset(seed=4), ref.reset(seed=4))
+    for t, a in enumerate(acts):
+        o, r, te, tr, info = ours.step(a)
+        o2, r2, te2, tr2, info2 = ref.step(a)
+        assert_results_equal((o, r, te, tr), (o2, r2, te2, tr2), f"step {t}")
+        assert set(info) == set(info2)
+    assert list(ours.env.length_queue) == list(ref.env.length_queue) == [200] * 6
+    assert list(ours.env.return_queue) == list(ref.env.return_queue)
 
 
 BAD_MASKS = [

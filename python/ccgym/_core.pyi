@@ -102,6 +102,16 @@ class Batch:
     after_terminated_hook: Callable[..., Any] | None
     watch_hook: Callable[[], Any] | None
     infos_hook: Callable[..., Any] | None
+    state_writeback_hook: Callable[[npt.NDArray[Any]], None] | None
+    @property
+    def obs_is_state(self) -> bool: ...
+    @obs_is_state.setter
+    def obs_is_state(self, value: bool) -> None: ...
+    @property
+    def live_obs(self) -> npt.NDArray[np.float32] | None: ...
+    @live_obs.setter
+    def live_obs(self, value: None) -> None: ...
+    def sync_live_obs(self) -> None: ...
     reset_needed_error: type[BaseException]
     invalid_action_error: type[BaseException]
     def __init__(

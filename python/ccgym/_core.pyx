@@ -657,6 +657,13 @@ cdef enum:
     _M_SAVED_OBS = 11   # a restored snapshot's observations (ccgym_batch.saved_obs)
     _M_COUNT = 12
 
+# Bounds of a live observation (Batch.obs_is_state): the state it stands for
+# and its values are kept in the Batch itself.
+cdef enum:
+    _LIVE_MAX_STATE = 64
+    _LIVE_MAX_STATE_WORDS = 8
+    _LIVE_MAX_OBS = 8
+
 
 cdef inline bint _list_differs(PyObject *lst, PyObject *items) noexcept:
     """Whether list `lst` no longer holds exactly the objects of tuple
@@ -759,6 +766,13 @@ cdef class Batch:
     cdef bint _unsigned_zero_wraps
     cdef bint _numpy_reward
     cdef int _last_action_type
+    # The live observation (obs_is_state): step1's last returned obs, with
+    # the C state and the obs values as they were when it was handed out.
+    cdef bint _obs_is_state
+    cdef public object state_writeback_hook
+    cdef object _live_obs
+    cdef uint64_t _live_state[_LIVE_MAX_STATE_WORDS]
+    cdef uint32_t _live_vals[_LIVE_MAX_OBS]
 
     def __cinit__(self, str kind, Py_ssize_t num_envs, dict params, int64_t max_episode_steps=0,
                   int autoreset_mode=CCGYM_AUTORESET_NEXT_STEP, int num_threads=1,
@@ -801,6 +815,9 @@ cdef class Batch:
         self.uint64_actions = True
         self._numpy_reward = kind in _NUMPY_REWARD
         self._last_action_type = CCGYM_ACTION_F32
+        self._obs_is_state = False
+        self.state_writeback_hook = None
+        self._live_obs = None
 
         self._init_params(params)
         cdef size_t n = num_envs
@@ -1240,6 +1257,7 @@ cdef class Batch:
             marr = self._mask(mask)
             m = <const uint8_t *>cnp.PyArray_DATA(marr)
         self._fresh_outputs()  # never into handed-out arrays
+        self._live_obs = None  # a reset makes a new state
         with nogil:
             ccgym_batch_reset(self._def, &self._b, m, da, db, self.num_threads)
         return 0
@@ -1408,9 +1426,11 @@ cdef class Batch:
     def step1(self, action):
         """The single-env step: checks `action` like Gymnasium's action space
         (invalid_action_error), steps instance 0 and returns (obs copy,
-        reward, terminated, False, {}). Calls `after_terminated_hook()` when
-        an instance that had already terminated terminates again, and first
-        `watch_hook()` when the watched list changed (see watch())."""
+        reward, terminated, False, {}); with obs_is_state that obs is the
+        live state until the next step (see live_obs). Calls
+        `after_terminated_hook()` when an instance that had already terminated
+        terminates again, and first `watch_hook()` when the watched list
+        changed (see watch())."""
         if self._watch_list is not None and _list_differs(
                 <PyObject *>self._watch_list, <PyObject *>self._watch_items):
             self.watch_hook()
@@ -1468,11 +1488,16 @@ cdef class Batch:
             else:
                 self._single_action_d = (<const double *>cnp.PyArray_DATA(<cnp.ndarray>arr))[0]
                 a = &self._single_action_d
+        if self._live_obs is not None and not self._live_unchanged():
+            self._sync_live()  # may raise: nothing has changed yet
         cdef uint8_t was_done = self._b.pending_reset[0]
         self._run_step(a, t, 1)
         cdef cnp.npy_intp dim = self.obs_dim
         cdef cnp.ndarray out = cnp.PyArray_SimpleNew(1, &dim, cnp.NPY_FLOAT32)
         memcpy(cnp.PyArray_DATA(out), self._b.obs, sizeof(float) * self.obs_dim)
+        if self._obs_is_state:
+            self._live_obs = out
+            self._live_capture()
         cdef double reward = self._b.reward[0]
         cdef bint term = self._b.terminated[0] != 0
         if term and was_done and self.after_terminated_hook is not None:
@@ -1480,6 +1505,108 @@ cdef class Batch:
         if self._numpy_reward:
             return out, PyArray_Scalar(&reward, _F64_DESCR, None), term, False, {}
         return out, reward, term, False, {}
+
+    # ------------------------------------------------ the live observation
+    # As Gymnasium's MountainCarContinuous returns its `self.state` from
+    # step, a single env can ask (obs_is_state) that step1's observation be
+    # its state: mutating it in place changes the next step. step1 keeps the
+    # obs it returned with the C state and the obs values at that moment;
+    # before the next step it compares them (a few words: the step's only
+    # cost) and, if only the obs changed, has state_writeback_hook(obs) check
+    # it and write it into the C state (or raise, leaving the env as it
+    # was). A C state changed another way (a reset, set_state, a state
+    # write) means the obs no longer is the state: it is dropped.
+    @property
+    def obs_is_state(self):
+        """Whether step1's returned observation is the env's live state (see
+        live_obs); set by the single env (MountainCarContinuous)."""
+        return self._obs_is_state
+
+    @obs_is_state.setter
+    def obs_is_state(self, bint value):
+        if value and (self._def.state_size > _LIVE_MAX_STATE or self._def.state_size % 8
+                      or self.obs_dim > _LIVE_MAX_OBS):
+            raise ValueError(f"{self.kind}'s state is too large for obs_is_state")
+        self._obs_is_state = value
+        if not value:
+            self._live_obs = None
+
+    @property
+    def live_obs(self):
+        """The observation step1 last returned while it still is the state
+        (obs_is_state; the C state unchanged since but by its write-back),
+        else None. Assign None to drop it (the state was given another object)."""
+        if self._live_obs is None or not self.has_reset or not self._live_state_same():
+            return None
+        return self._live_obs
+
+    @live_obs.setter
+    def live_obs(self, value):
+        if value is not None:
+            raise ValueError("live_obs can only be set to None (step1 sets it)")
+        self._live_obs = None
+
+    def sync_live_obs(self):
+        """Writes a live observation mutated in place into the C state now
+        (as the next step1 would): for readers of the state (render,
+        get_state). Raises what state_writeback_hook raises."""
+        self._enter(True)
+        try:
+            if self._live_obs is not None and not self._live_unchanged():
+                self._sync_live()
+        finally:
+            self._depth -= 1
+
+    cdef inline bint _live_state_same(self) noexcept:
+        """Whether the C state is as when the live obs was handed out."""
+        cdef const uint64_t *st = <const uint64_t *>self._b.state
+        cdef Py_ssize_t i
+        for i in range(<Py_ssize_t>(self._def.state_size // 8)):
+            if st[i] != self._live_state[i]:
+                return False
+        return True
+
+    cdef inline bint _live_unchanged(self) noexcept:
+        """Whether the live obs and the C state are both as handed out."""
+        cdef cnp.ndarray o = <cnp.ndarray>self._live_obs
+        if (cnp.PyArray_TYPE(o) != cnp.NPY_FLOAT32
+                or not cnp.PyArray_ISNOTSWAPPED(o) or cnp.PyArray_NDIM(o) != 1
+                or cnp.PyArray_DIM(o, 0) != self.obs_dim
+                or cnp.PyArray_STRIDE(o, 0) != sizeof(float)):
+            return False
+        cdef const uint32_t *v = <const uint32_t *>cnp.PyArray_DATA(o)
+        cdef Py_ssize_t i
+        for i in range(self.obs_dim):
+            if v[i] != self._live_vals[i]:
+                return False
+        return self._live_state_same()
+
+    cdef int _sync_live(self) except -1:
+        """The slow path of the live obs check: drop it (the state changed
+        another way) or write it back through state_writeback_hook."""
+        obs = self._live_obs
+        if not self.has_reset or self.state_writeback_hook is None or not self._live_state_same():
+            self._live_obs = None
+            return 0
+        self.state_writeback_hook(obs)  # checks, then writes the C state, or raises
+        # The state now is the obs's values: the last observation is its.
+        self._b.saved_obs = NULL
+        ccgym_batch_observe(self._def, &self._b, self._b.obs)
+        # (An obs the hook took in another layout, strides say, stays the
+        # state and takes this slow path at each step.)
+        self._live_capture()
+        return 0
+
+    cdef inline void _live_capture(self) noexcept:
+        """Records the C state and the last observation (instance 0's) as
+        the live obs stands for them (word loops: no call in the step)."""
+        cdef const uint64_t *st = <const uint64_t *>self._b.state
+        cdef const uint32_t *ob = <const uint32_t *>self._b.obs
+        cdef Py_ssize_t i
+        for i in range(<Py_ssize_t>(self._def.state_size // 8)):
+            self._live_state[i] = st[i]
+        for i in range(self.obs_dim):
+            self._live_vals[i] = ob[i]
 
     cdef cnp.ndarray _obs0(self):
         cdef cnp.npy_intp dim = self.obs_dim
@@ -1573,6 +1700,7 @@ cdef class Batch:
         if not isinstance(has_reset, (bool, np.bool_)):
             raise ValueError(f"state['has_reset'] must be a bool, got {has_reset!r}")
         # From here on C only: the restore is whole or not at all.
+        self._live_obs = None
         cdef int w
         cdef cnp.ndarray a
         cdef char *dst

@@ -259,9 +259,11 @@ def check_snapshot(snap: Any) -> None:
 
 # ------------------------------------------------------------------- errors
 
-def check_open(batch: Any, closed: bool = False) -> None:
-    """RuntimeError if the front end (``closed``) or its batch is closed."""
-    if closed or batch.closed:
+def check_open(batch: Any) -> None:
+    """RuntimeError if the batch itself is closed (``Batch.closed``). No front
+    end closes its batch: as Gymnasium's, ccgym's envs stay usable after
+    ``close()``, which only releases rendering resources."""
+    if batch.closed:
         raise RuntimeError(CLOSED)
 
 

@@ -12,7 +12,9 @@ thresholds (descriptors over the C params, ccgym._attributes), Acrobot's
 ``AVAIL_TORQUE``, ``state`` (one object until the next step, as in
 Gymnasium: mutating it in place changes the next step),
 ``steps_beyond_terminated``, ``last_u``, and ``np_random``, a numpy Generator
-over the env's own C stream. ``close()`` only closes a render window. The
+over the env's own C stream. MountainCarContinuous's step returns its state
+itself, as Gymnasium's (editing that observation in place changes the next
+step); the other envs return fresh arrays, as Gymnasium's do. ``close()`` only closes a render window. The
 value types ccgym refuses (Gymnasium would compute with them in another
 precision) are listed in the README's "Drop-in compatibility".
 """
@@ -434,6 +436,13 @@ class _CoreEnv(gym.Env):
     # state ccgym refuses raises there, the env unchanged. None un-resets.
     def _current_state_object(self) -> Any:
         """The state object Gymnasium would hold now, if one is handed out."""
+        live = self._core.live_obs  # MountainCarContinuous: the last step's obs
+        if live is not None:
+            return live
+        return self._handed_object()
+
+    def _handed_object(self) -> Any:
+        """The handed-out state object (_handed) if it still is the state."""
         handed = self.__dict__.get("_handed")
         if (handed is not None and self._core.has_reset
                 and handed[0] == self._core.state_buffer.tobytes()):
@@ -441,6 +450,7 @@ class _CoreEnv(gym.Env):
         return None
 
     def _hand_out(self, obj: Any, written: bool = False) -> None:
+        self._core.live_obs = None  # obj is the state now, not the last obs
         self.__dict__["_handed"] = (self._core.state_buffer.tobytes(), obj,
                                     _attributes.snapshot(obj), written)
         self._bind_step()
@@ -454,6 +464,8 @@ class _CoreEnv(gym.Env):
         state, a watched attribute value (Acrobot's AVAIL_TORQUE: an array from
         Python, a list through the core's watch)."""
         d = self.__dict__
+        if self._core.obs_is_state:
+            self._core.sync_live_obs()
         if "_handed" in d:
             self._sync_state()
         if "_watched" in d:
@@ -518,7 +530,7 @@ class _CoreEnv(gym.Env):
                 view[0][name] = value
             self._core.has_reset = True
 
-        current = self._current_state_object() is not None
+        current = self._handed_object() is not None
         self._core.exclusive(apply)
         if current:  # still the state: C now holds its new bytes
             handed = self.__dict__["_handed"]
@@ -554,6 +566,7 @@ class _CoreEnv(gym.Env):
     def state(self, value: Any) -> None:
         if value is None:
             self._core.exclusive(setattr, self._core, "has_reset", False)
+            self._core.live_obs = None
             self.__dict__.pop("_written", None)
             self._drop_handed()
             return
@@ -730,7 +743,8 @@ class Continuous_MountainCarEnv(_ContinuousEnv):  # noqa: N801 (Gymnasium's name
     including its float32 state and numpy-2 float32 arithmetic. Actions are
     taken as float32 (the action space's dtype); out-of-range actions are
     clipped for the force but, as in Gymnasium, the reward penalises the
-    unclipped action.
+    unclipped action. As in Gymnasium, the observation a step returns is the
+    env's ``state`` itself: editing it in place changes the next step.
     """
 
     kind = "MountainCarContinuous"
@@ -761,6 +775,47 @@ class Continuous_MountainCarEnv(_ContinuousEnv):  # noqa: N801 (Gymnasium's name
         self.observation_space = spaces.Box(
             low=self.low_state, high=self.high_state, dtype=np.float32
         )
+        # Gymnasium's step returns `self.state` itself: the obs is the state
+        # (mutating it in place changes the next step); the core checks it
+        # before each step and writes it back through _write_back_obs.
+        self._core.state_writeback_hook = self._write_back_obs
+        self._core.obs_is_state = True
+
+    def _write_back_obs(self, obs: Any) -> None:
+        """The last step's obs (the env's state) was changed in place: its
+        values become the C state, or TypeError/ValueError with the env
+        unchanged. Called by the core under its guard (writes no other way)."""
+        try:
+            fields = self._state_fields_of(obs)
+        except (TypeError, ValueError) as e:
+            raise type(e)(f"the observation step() returned (which is the env's state, as in "
+                          f"Gymnasium) was changed in place to a value ccgym refuses (the env "
+                          f"is unchanged): {e}") from None
+        view = self._core.state_view(self._state_dtype)
+        for name, value in fields.items():
+            view[0][name] = value
+
+    def _state_fields_of(self, value: Any) -> dict[str, Any]:
+        """The C state fields of a state value, or TypeError/ValueError."""
+        # Gymnasium's step computes in the state's precision: float32 and
+        # float64 arrays are the two it has itself (a list or an int array
+        # would give it a third mix of precisions).
+        if not isinstance(value, np.ndarray) or value.dtype not in (np.float32, np.float64):
+            raise TypeError(
+                "MountainCarContinuous state must be a float32 or float64 numpy array "
+                f"(Gymnasium's step computes in its precision), got {value!r}")
+        arr, is32 = _attributes.state_array(self.kind, value, 2, float32_ok=True)
+        _attributes.check_position(self.kind, arr[0])
+        if is32:
+            # math.cos(3 * position) with 3 * position a float32: it overflows
+            # to inf (math domain error in Gymnasium) from |position| > 1.1e38.
+            with np.errstate(over="ignore"):
+                if np.isinf(np.float32(3) * np.float32(arr[0])):
+                    raise ValueError(
+                        f"{self.kind} state: position {arr[0]}: 3 * position is infinite in "
+                        "float32; Gymnasium's step raises ValueError (math domain error) in "
+                        "math.cos(3 * position)")
+        return {"position": float(arr[0]), "velocity": float(arr[1]), "state_f32": int(is32)}
 
     def _read_state(self) -> np.ndarray:
         """(position, velocity): float64 after reset, float32 after a step."""
@@ -771,17 +826,7 @@ class Continuous_MountainCarEnv(_ContinuousEnv):  # noqa: N801 (Gymnasium's name
     _draw_initial_state = _draw_mountain_car_state
 
     def _set_state_value(self, value: Any) -> None:
-        # Gymnasium's step computes in the state's precision: float32 and
-        # float64 arrays are the two it has itself (a list or an int array
-        # would give it a third mix of precisions).
-        if not isinstance(value, np.ndarray) or value.dtype not in (np.float32, np.float64):
-            raise TypeError(
-                "MountainCarContinuous state must be a float32 or float64 numpy array "
-                f"(Gymnasium's step computes in its precision), got {value!r}")
-        arr, is32 = _attributes.state_array(self.kind, value, 2, float32_ok=True)
-        _attributes.check_position(self.kind, arr[0])
-        self._write_state({"position": float(arr[0]), "velocity": float(arr[1]),
-                           "state_f32": int(is32)})
+        self._write_state(self._state_fields_of(value))
 
     def _height(self, xs: Any) -> Any:
         """The hill's height at xs (Gymnasium's rendering helper)."""

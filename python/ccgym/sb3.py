@@ -40,7 +40,6 @@ from ccgym._frontend import (
     apply_seeds,
     batch_seeds,
     check_batch_args,
-    check_open,
     check_render_mode,
     check_seed,
     env_class,
@@ -137,7 +136,6 @@ class VecEnv(_SB3VecEnv):
         return self._core.exclusive(self._reset)
 
     def _reset(self) -> VecEnvObs:
-        check_open(self._core)
         core = self._core
         apply_seeds(core, batch_seeds(self._seeds, self.num_envs))
         # DummyVecEnv passes options only when non-empty; group equal ones so
@@ -171,7 +169,6 @@ class VecEnv(_SB3VecEnv):
 
     def _step_wait(self) -> VecEnvStepReturn:
         if not self._has_reset:
-            check_open(self._core)
             raise reset_needed("step()")
         actions, self._actions = self._actions, None
         if actions is None:
@@ -190,10 +187,17 @@ class VecEnv(_SB3VecEnv):
         return obs.copy(), rew.astype(np.float32), dones, infos
 
     def close(self) -> None:
-        """Closes the C core; later resets and steps raise RuntimeError."""
-        self._core.closed = True
-        self.closed = True
+        """Releases the render window (``render_mode="human"``) and the
+        prototype env's rendering resources; as SB3's ``DummyVecEnv`` (which
+        closes each env, and Gymnasium's envs stay usable), the VecEnv keeps
+        working: ``reset``, ``step`` and ``render`` still work (a window is
+        opened again when needed). ``closed`` becomes True (as in SB3's
+        ``SubprocVecEnv``; ``DummyVecEnv`` has no such attribute)."""
+        viewer, self._viewer = self._viewer, None
+        if viewer is not None:
+            viewer.close()
         self._proto.close()
+        self.closed = True
 
     # ------------------------------------------------------------ rendering
     def render(self, mode: str | None = None) -> np.ndarray | None:
@@ -344,7 +348,6 @@ class VecEnv(_SB3VecEnv):
 
     def _reset_some(self, idx: list[int], seed: Any = None,
                     options: dict | None = None) -> list[tuple[np.ndarray, dict]]:
-        check_open(self._core)
         mask = index_mask(idx, self.num_envs)
         # As DummyVecEnv's env.reset(seed=s) on each: every instance gets s,
         # and seeding comes before the options are read.

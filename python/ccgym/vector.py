@@ -23,7 +23,6 @@ from ccgym._frontend import (
     apply_seeds,
     batch_seeds,
     check_batch_args,
-    check_open,
     check_render_mode,
     check_snapshot,
     env_class,
@@ -217,7 +216,6 @@ class VectorEnv(gym.vector.VectorEnv):
         return self._core.exclusive(self._reset, seed, options)
 
     def _reset(self, seed, options):
-        check_open(self._core, self.closed)
         # Everything is checked before anything is seeded: a rejected
         # reset changes nothing.
         mask, a, b = parse_reset_options(self._kind, options, self.num_envs)
@@ -246,8 +244,12 @@ class VectorEnv(gym.vector.VectorEnv):
             self._add_episode_stats(infos, dones)
 
     def close_extras(self, **kwargs: Any) -> None:
-        """Closes the C core; later calls raise RuntimeError."""
-        self._core.closed = True
+        """Releases what close() should: nothing here, as this env holds no
+        rendering resources (``render`` draws into fresh arrays, no window).
+        As Gymnasium's vector envs, the env stays usable: ``reset``, ``step``
+        and ``render`` still work after ``close()``; ``closed`` is True
+        (set by :meth:`gymnasium.vector.VectorEnv.close`, as in
+        ``SyncVectorEnv``)."""
 
     def render(self, indices=None) -> np.ndarray | None:
         """Frames of all instances, or of ``indices`` (ints or a boolean
@@ -257,7 +259,6 @@ class VectorEnv(gym.vector.VectorEnv):
         if self.render_mode is None:
             warn_no_render_mode("gym.make_vec", f"ccgym/{self.env_id}")
             return None
-        check_open(self._core, self.closed)
         if not self._core.has_reset:
             raise reset_needed("render()")
         from ccgym.rendering import render_batch
@@ -309,7 +310,6 @@ class VectorEnv(gym.vector.VectorEnv):
             strides=(8, fields.strides[0]))
 
     def _set_state_matrix(self, value: Any) -> None:
-        check_open(self._core, self.closed)
         if not self._core.has_reset:
             raise reset_needed("setting state")
         arr = np.asarray(value, dtype=np.float64)
@@ -368,7 +368,6 @@ class VectorEnv(gym.vector.VectorEnv):
         return self._core.exclusive(self._get_state)
 
     def _get_state(self) -> dict[str, Any]:
-        check_open(self._core, self.closed)
         return self._core.get_state()
 
     def set_state(self, state: dict[str, Any]) -> None:
@@ -395,6 +394,7 @@ class VectorEnv(gym.vector.VectorEnv):
             "stats": (self.episode_count, list(self.return_queue), list(self.length_queue),
                       list(self.time_queue)),
             "spec": getattr(self, "spec", None),
+            "closed": self.closed,
         }
 
     def __setstate__(self, data: dict[str, Any]) -> None:
@@ -408,6 +408,7 @@ class VectorEnv(gym.vector.VectorEnv):
         self.time_queue.extend(times)
         if data.get("spec") is not None:
             self.spec = data["spec"]
+        self.closed = bool(data.get("closed", False))
 
     def __repr__(self) -> str:
         return f"ccgym.VectorEnv({self.env_id}, num_envs={self.num_envs})"
