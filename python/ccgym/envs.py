@@ -116,7 +116,7 @@ class _CoreEnv(gym.Env):
         # A mutable state object may change before the step; a written one
         # (even a tuple) stops being the state at the step.
         if synced or (handed is not None and (handed[2] is not None or handed[3])) \
-                or "_watched" in d:
+                or "_watched" in d or d.get("_narrow_action") is not None:
             self.step = self._step_synced
         elif self.render_mode == "human":
             self.step = self._step_and_show
@@ -216,6 +216,9 @@ class _CoreEnv(gym.Env):
         handed-out state written back, an assigned Generator kept in step,
         drawing in render_mode="human"."""
         handed = "_handed" in self.__dict__
+        narrow = self.__dict__.get("_narrow_action")
+        if narrow is not None:  # a float16/float32 max_torque or power
+            action = _attributes.cast_action(action, narrow)
         self._sync()  # raises (env unchanged) for a state it refuses
         result = self._rng_call(self._core.step1, action)
         if handed:
@@ -768,6 +771,10 @@ class Continuous_MountainCarEnv(_ContinuousEnv):  # noqa: N801 (Gymnasium's name
         return np.sin(3 * xs) * 0.45 + 0.55
 
 
+# Pendulum's last_u_t (ccgym/nptype.h CCGYM_T_*): u's numpy type.
+_U_TYPES = {1: np.float16, 2: np.float32, 3: np.float64}
+
+
 class PendulumEnv(_ContinuousEnv):
     """Pendulum-v1: swing a pendulum up with a torque in [-2, 2].
 
@@ -822,17 +829,19 @@ class PendulumEnv(_ContinuousEnv):
     @property
     def last_u(self) -> np.floating | None:
         """The last clipped torque as Gymnasium keeps it (``np.clip(u, ..)[0]``):
-        a numpy scalar of the dtype Gymnasium's np.clip gives the action
-        (float32 for float32 actions, float16, else float64); None before the
-        first step of an episode, absent before the first reset (as in
-        Gymnasium). Only rendering reads it; settable."""
+        a numpy scalar of the dtype Gymnasium's np.clip gives the action and
+        max_torque (float32 for float32 actions and a Python max_torque,
+        float16, else float64), kept by the C step; None before the first
+        step of an episode, absent before the first reset (as in Gymnasium).
+        Only rendering reads it; settable."""
         if not self._core.has_reset:
             raise self._unset("last_u")
         written, value = self._written_value("last_u")
         if written:
             return value
-        u = float(self._state_fields()["last_u"])
-        return None if math.isnan(u) else self._core.last_action_dtype.type(u)
+        f = self._state_fields()
+        u = float(f["last_u"])
+        return None if math.isnan(u) else _U_TYPES[int(f["last_u_t"])](u)
 
     @last_u.setter
     def last_u(self, value: Any) -> None:
