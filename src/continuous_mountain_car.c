@@ -77,9 +77,10 @@ void ccgym_continuous_mountain_car_params_init(ccgym_continuous_mountain_car_par
  * action and the state with its own dtype). The common case, a float32
  * action on a float32 state with Python-float attributes, is cmc_step_f32
  * below. */
-static void cmc_step_any(const ccgym_continuous_mountain_car_params *p,
-                         ccgym_continuous_mountain_car_state *s, double a, int action_type,
-                         float *obs, double *reward, uint8_t *terminated)
+CCGYM_INLINE void cmc_step_line_by_line(const ccgym_continuous_mountain_car_params *p,
+                                        ccgym_continuous_mountain_car_state *s, double a,
+                                        int action_type, int typed, float *obs,
+                                        double *reward, uint8_t *terminated)
 {
     /* A float32 state is read as float32 values, as cmc_step_f32 reads it. */
     const int st = s->state_f32 ? CCGYM_T_F32 : CCGYM_T_F64;
@@ -87,12 +88,12 @@ static void cmc_step_any(const ccgym_continuous_mountain_car_params *p,
                    : action_type == CCGYM_ACTION_F16 ? CCGYM_T_F16
                    : action_type == CCGYM_ACTION_PY  ? CCGYM_T_PY
                                                      : CCGYM_T_F64;
-    const ccgym_num power = ccgym_num_of(p->power, (int)p->power_t);
-    const ccgym_num max_speed = ccgym_num_of(p->max_speed, (int)p->max_speed_t);
-    const ccgym_num min_position = ccgym_num_of(p->min_position, (int)p->min_position_t);
-    const ccgym_num max_position = ccgym_num_of(p->max_position, (int)p->max_position_t);
-    const ccgym_num goal_position = ccgym_num_of(p->goal_position, (int)p->goal_position_t);
-    const ccgym_num goal_velocity = ccgym_num_of(p->goal_velocity, (int)p->goal_velocity_t);
+    const ccgym_num power = ccgym_num_of(p->power, typed ? (int)p->power_t : CCGYM_T_PY);
+    const ccgym_num max_speed = ccgym_num_of(p->max_speed, typed ? (int)p->max_speed_t : CCGYM_T_PY);
+    const ccgym_num min_position = ccgym_num_of(p->min_position, typed ? (int)p->min_position_t : CCGYM_T_PY);
+    const ccgym_num max_position = ccgym_num_of(p->max_position, typed ? (int)p->max_position_t : CCGYM_T_PY);
+    const ccgym_num goal_position = ccgym_num_of(p->goal_position, typed ? (int)p->goal_position_t : CCGYM_T_PY);
+    const ccgym_num goal_velocity = ccgym_num_of(p->goal_velocity, typed ? (int)p->goal_velocity_t : CCGYM_T_PY);
     ccgym_num position = ccgym_num_of(ccgym_num_cast(s->position, st), st);
     ccgym_num velocity = ccgym_num_of(ccgym_num_cast(s->velocity, st), st);
 
@@ -139,6 +140,19 @@ static void cmc_step_any(const ccgym_continuous_mountain_car_params *p,
     *reward = r;
     obs[0] = pos32;
     obs[1] = vel32;
+}
+
+/* cmc_step_line_by_line, compiled twice: with the attributes' types, and
+ * with Python-number attributes (every tag a constant, so that the
+ * compiler folds the type tests away). */
+static void cmc_step_any(const ccgym_continuous_mountain_car_params *p,
+                         ccgym_continuous_mountain_car_state *s, double a, int action_type,
+                         float *obs, double *reward, uint8_t *terminated)
+{
+    if (p->typed)
+        cmc_step_line_by_line(p, s, a, action_type, 1, obs, reward, terminated);
+    else
+        cmc_step_line_by_line(p, s, a, action_type, 0, obs, reward, terminated);
 }
 
 /* A float32 state where velocity or position reaches a bound (or a value is
@@ -240,7 +254,10 @@ CCGYM_INLINE void ccgym_continuous_mountain_car_step_typed(
     const ccgym_continuous_mountain_car_params *p, ccgym_continuous_mountain_car_state *s,
     const double *action, int type, float *obs, double *reward, uint8_t *terminated)
 {
-    cmc_step_any(p, s, action[0], type, obs, reward, terminated);
+    if (CCGYM_UNLIKELY(p->typed))
+        cmc_step_any(p, s, action[0], type, obs, reward, terminated);
+    else /* Python-number attributes: the tags constants the compiler folds */
+        cmc_step_line_by_line(p, s, action[0], type, 0, obs, reward, terminated);
 }
 
 static inline void ccgym_continuous_mountain_car_reset(

@@ -137,12 +137,14 @@ CCGYM_INLINE void ccgym_pendulum_step(const ccgym_pendulum_params *p, ccgym_pend
  * float16 scalar math); the rest meets the float64 state and is float64.
  * The float32 step above is this for at = float32 and Python-number
  * attributes, written out. */
-static CCGYM_COLD void pendulum_step_any(const ccgym_pendulum_params *p, ccgym_pendulum_state *s,
-                                         double a, int at, float *obs, double *reward,
-                                         uint8_t *terminated)
+CCGYM_INLINE void pendulum_step_line_by_line(const ccgym_pendulum_params *p,
+                                             ccgym_pendulum_state *s, double a, int at,
+                                             int typed, float *obs, double *reward,
+                                             uint8_t *terminated)
 {
     const double th = s->th, thdot = s->thdot, dt = p->dt;
-    const ccgym_num max_torque = ccgym_num_of(p->max_torque, (int)p->max_torque_t);
+    const ccgym_num max_torque =
+        ccgym_num_of(p->max_torque, typed ? (int)p->max_torque_t : CCGYM_T_PY);
     const ccgym_num u =
         ccgym_num_clip(ccgym_num_of(a, at), ccgym_num_neg(max_torque), max_torque);
     s->last_u = u.v;
@@ -151,7 +153,8 @@ static CCGYM_COLD void pendulum_step_any(const ccgym_pendulum_params *p, ccgym_p
     const ccgym_num u_cost = ccgym_num_op(ccgym_num_py(0.001), ccgym_num_pow2(u), CCGYM_OP_MUL);
     const double costs = ccgym_pow2(an) + 0.1 * ccgym_pow2(thdot) + u_cost.v;
     const ccgym_num u_acc =
-        ccgym_num_op(ccgym_num_of(p->torque_coef, (int)p->torque_coef_t), u, CCGYM_OP_MUL);
+        ccgym_num_op(ccgym_num_of(p->torque_coef, typed ? (int)p->torque_coef_t : CCGYM_T_PY), u,
+                     CCGYM_OP_MUL);
     double newthdot = thdot + (p->sin_coef * sin(th) + u_acc.v) * dt;
     newthdot = ccgym_npy_clip(newthdot, -p->max_speed, p->max_speed);
     const double newth = th + newthdot * dt;
@@ -160,6 +163,15 @@ static CCGYM_COLD void pendulum_step_any(const ccgym_pendulum_params *p, ccgym_p
     *reward = -costs;
     *terminated = 0;
     ccgym_pendulum_observe(p, s, 0, obs);
+}
+
+/* pendulum_step_line_by_line with the attributes' types (out of line: only
+ * a single env with numpy attribute values takes it). */
+static CCGYM_COLD void pendulum_step_any(const ccgym_pendulum_params *p,
+                                         ccgym_pendulum_state *s, double a, int at,
+                                         float *obs, double *reward, uint8_t *terminated)
+{
+    pendulum_step_line_by_line(p, s, a, at, 1, obs, reward, terminated);
 }
 
 /* The step for an action of another type than float32, a double holding its
@@ -172,8 +184,11 @@ CCGYM_INLINE void ccgym_pendulum_step_typed(const ccgym_pendulum_params *p,
                                             int type, float *obs, double *reward,
                                             uint8_t *terminated)
 {
-    pendulum_step_any(p, s, action[0], type == CCGYM_ACTION_F16 ? CCGYM_T_F16 : CCGYM_T_F64, obs,
-                      reward, terminated);
+    const int at = type == CCGYM_ACTION_F16 ? CCGYM_T_F16 : CCGYM_T_F64;
+    if (CCGYM_UNLIKELY(p->typed))
+        pendulum_step_any(p, s, action[0], at, obs, reward, terminated);
+    else /* Python-number attributes: the tags constants the compiler folds */
+        pendulum_step_line_by_line(p, s, action[0], at, 0, obs, reward, terminated);
 }
 
 /* (x_init, y_init): the state is uniform in [-x, x] x [-y, y]. */

@@ -15,6 +15,14 @@
 
 #include "ccgym/npmath.h"
 
+/* Inlined at every use even where the compiler would call them: in a step
+ * whose tags are constants the type tests then fold away. */
+#if defined(__GNUC__)
+#define CCGYM_NUM_INLINE static inline __attribute__((always_inline))
+#else
+#define CCGYM_NUM_INLINE static inline
+#endif
+
 /* In order of precision after CCGYM_T_PY (promotion takes the larger). */
 enum { CCGYM_T_PY = 0, CCGYM_T_F16 = 1, CCGYM_T_F32 = 2, CCGYM_T_F64 = 3 };
 
@@ -23,17 +31,17 @@ typedef struct ccgym_num {
     int t;    /* CCGYM_T_* */
 } ccgym_num;
 
-static inline ccgym_num ccgym_num_of(double v, int t)
+CCGYM_NUM_INLINE ccgym_num ccgym_num_of(double v, int t)
 {
     ccgym_num r = {v, t};
     return r;
 }
 
-static inline ccgym_num ccgym_num_py(double v) { return ccgym_num_of(v, CCGYM_T_PY); }
+CCGYM_NUM_INLINE ccgym_num ccgym_num_py(double v) { return ccgym_num_of(v, CCGYM_T_PY); }
 
 /* v cast to type t, as numpy casts a Python number operand (or a narrower
  * numpy value, exactly). */
-static inline double ccgym_num_cast(double v, int t)
+CCGYM_NUM_INLINE double ccgym_num_cast(double v, int t)
 {
     if (t == CCGYM_T_F32)
         return (double)(float)v;
@@ -42,7 +50,14 @@ static inline double ccgym_num_cast(double v, int t)
     return v;
 }
 
-static inline int ccgym_num_promote(int a, int b)
+/* a's value as type t (t at least as wide as a's type or a a Python
+ * number): a value of type t already is one. */
+CCGYM_NUM_INLINE double ccgym_num_as(ccgym_num a, int t)
+{
+    return a.t == t ? a.v : ccgym_num_cast(a.v, t);
+}
+
+CCGYM_NUM_INLINE int ccgym_num_promote(int a, int b)
 {
     if (a == CCGYM_T_PY)
         return b;
@@ -56,12 +71,12 @@ enum { CCGYM_OP_ADD, CCGYM_OP_SUB, CCGYM_OP_MUL, CCGYM_OP_DIV };
 /* a op b in promote(a, b): float32 arithmetic for float32, float32 rounded to
  * float16 for float16 (numpy's float16 scalar math: exact, float32 having
  * more than twice float16's digits), double otherwise. */
-static inline ccgym_num ccgym_num_op(ccgym_num a, ccgym_num b, int op)
+CCGYM_NUM_INLINE ccgym_num ccgym_num_op(ccgym_num a, ccgym_num b, int op)
 {
     const int t = ccgym_num_promote(a.t, b.t);
     ccgym_num r = {0.0, t};
     if (t == CCGYM_T_F32 || t == CCGYM_T_F16) {
-        const float x = (float)ccgym_num_cast(a.v, t), y = (float)ccgym_num_cast(b.v, t);
+        const float x = (float)ccgym_num_as(a, t), y = (float)ccgym_num_as(b, t);
         const float z = op == CCGYM_OP_ADD   ? x + y
                         : op == CCGYM_OP_SUB ? x - y
                         : op == CCGYM_OP_MUL ? x * y
@@ -76,12 +91,12 @@ static inline ccgym_num ccgym_num_op(ccgym_num a, ccgym_num b, int op)
     return r;
 }
 
-static inline ccgym_num ccgym_num_neg(ccgym_num a) { return ccgym_num_of(-a.v, a.t); }
+CCGYM_NUM_INLINE ccgym_num ccgym_num_neg(ccgym_num a) { return ccgym_num_of(-a.v, a.t); }
 
 /* a ** 2: libm pow for Python and numpy float64 values (an int's square is
  * exact either way), powf for a numpy float32 scalar (numpy's scalar power;
  * not always x * x, see ccgym_pow2f), powf rounded to float16 for float16. */
-static inline ccgym_num ccgym_num_pow2(ccgym_num a)
+CCGYM_NUM_INLINE ccgym_num ccgym_num_pow2(ccgym_num a)
 {
     if (a.t == CCGYM_T_F32)
         return ccgym_num_of((double)ccgym_pow2f((float)a.v), a.t);
@@ -91,32 +106,31 @@ static inline ccgym_num ccgym_num_pow2(ccgym_num a)
 }
 
 /* Comparisons, both sides cast to their promoted type. */
-static inline int ccgym_num_gt(ccgym_num a, ccgym_num b)
+CCGYM_NUM_INLINE int ccgym_num_gt(ccgym_num a, ccgym_num b)
 {
     const int t = ccgym_num_promote(a.t, b.t);
-    return ccgym_num_cast(a.v, t) > ccgym_num_cast(b.v, t);
+    return ccgym_num_as(a, t) > ccgym_num_as(b, t);
 }
-static inline int ccgym_num_lt(ccgym_num a, ccgym_num b) { return ccgym_num_gt(b, a); }
-static inline int ccgym_num_ge(ccgym_num a, ccgym_num b)
+CCGYM_NUM_INLINE int ccgym_num_lt(ccgym_num a, ccgym_num b) { return ccgym_num_gt(b, a); }
+CCGYM_NUM_INLINE int ccgym_num_ge(ccgym_num a, ccgym_num b)
 {
     const int t = ccgym_num_promote(a.t, b.t);
-    return ccgym_num_cast(a.v, t) >= ccgym_num_cast(b.v, t);
+    return ccgym_num_as(a, t) >= ccgym_num_as(b, t);
 }
-static inline int ccgym_num_eq(ccgym_num a, ccgym_num b)
+CCGYM_NUM_INLINE int ccgym_num_eq(ccgym_num a, ccgym_num b)
 {
     const int t = ccgym_num_promote(a.t, b.t);
-    return ccgym_num_cast(a.v, t) == ccgym_num_cast(b.v, t);
+    return ccgym_num_as(a, t) == ccgym_num_as(b, t);
 }
 
 /* np.clip(x, lo, hi) of a numpy value x (a 1-element array) and bounds of
  * any type: the result's type is promote(x, lo, hi), every operand cast to
  * it; NaN in x passes through. */
-static inline ccgym_num ccgym_num_clip(ccgym_num x, ccgym_num lo, ccgym_num hi)
+CCGYM_NUM_INLINE ccgym_num ccgym_num_clip(ccgym_num x, ccgym_num lo, ccgym_num hi)
 {
     const int t = ccgym_num_promote(x.t, ccgym_num_promote(lo.t, hi.t));
-    return ccgym_num_of(ccgym_npy_clip(ccgym_num_cast(x.v, t), ccgym_num_cast(lo.v, t),
-                                       ccgym_num_cast(hi.v, t)),
-                        t);
+    return ccgym_num_of(
+        ccgym_npy_clip(ccgym_num_as(x, t), ccgym_num_as(lo, t), ccgym_num_as(hi, t)), t);
 }
 
 #endif /* CCGYM_NPTYPE_H_ */
