@@ -967,3 +967,19 @@ def test_typed_attributes_written_back_to_python_numbers_and_copied():
             ccgym._core.env_info(kind).params_dtype)[0]["typed"]
         run_typed(ref, ours, kind, "float32", 20, seed=16, watch=[name])
         run_typed(ref, ours, kind, "int8", 20, seed=17, watch=[name])
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_numpy_constructor_values_compute_in_their_type(dtype):
+    """PendulumEnv(g=np.float32(...)) keeps g in float32 as Gymnasium does
+    (3 * g in float32); so does MountainCarContinuous's goal_velocity."""
+    for kind, kwargs in [("Pendulum", {"g": dtype(9.81)}),
+                         ("MountainCarContinuous", {"goal_velocity": dtype(0.0013)})]:
+        ref, ours = GYM[kind](**kwargs), OURS[kind](**kwargs)
+        name = next(iter(kwargs))
+        compare_attrs(ref, ours, [name], "constructed")
+        for env in (ref, ours):
+            env.reset(seed=18)
+            if kind == "MountainCarContinuous":
+                env.state = np.array([0.44, 0.0], np.float32)
+        run_typed(ref, ours, kind, "float32", 60, seed=18, watch=[name])

@@ -115,6 +115,7 @@ TYPED: dict[str, frozenset[str]] = {
     "MountainCarContinuous": frozenset(GYM_PARAMS["MountainCarContinuous"]),
 }
 _TAGS = {np.float16: 1, np.float32: 2, np.float64: 3, np.int32: 3, np.int64: 3}
+TYPED_SCALARS = tuple(_TAGS)
 # Typed attributes that numpy int32 scalars would overflow in Gymnasium's
 # int32 products (m * l**2): np.int64 only.
 _NO_INT32: dict[str, frozenset[str]] = {"Pendulum": frozenset({"m", "l"})}

@@ -102,6 +102,13 @@ class _CoreEnv(gym.Env):
             def __init__(self, *args: Any, **kw: Any) -> None:
                 init(self, *args, **kw)
                 self.__dict__["_attr_live"] = True
+                # A numpy value given to the constructor (Pendulum's g,
+                # MountainCarContinuous's goal_velocity) computes in its type,
+                # as Gymnasium's attribute does: written again, live.
+                faces = self.__dict__.get("_attr_faces", {})
+                for name in _attributes.TYPED.get(getattr(self, "kind", ""), ()):
+                    if type(faces.get(name)) in _attributes.TYPED_SCALARS:
+                        setattr(self, name, faces[name])
 
             cls.__init__ = __init__
 
