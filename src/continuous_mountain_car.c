@@ -88,12 +88,13 @@ CCGYM_INLINE void cmc_step_line_by_line(const ccgym_continuous_mountain_car_para
                    : action_type == CCGYM_ACTION_F16 ? CCGYM_T_F16
                    : action_type == CCGYM_ACTION_PY  ? CCGYM_T_PY
                                                      : CCGYM_T_F64;
-    const ccgym_num power = ccgym_num_of(p->power, typed ? (int)p->power_t : CCGYM_T_PY);
-    const ccgym_num max_speed = ccgym_num_of(p->max_speed, typed ? (int)p->max_speed_t : CCGYM_T_PY);
-    const ccgym_num min_position = ccgym_num_of(p->min_position, typed ? (int)p->min_position_t : CCGYM_T_PY);
-    const ccgym_num max_position = ccgym_num_of(p->max_position, typed ? (int)p->max_position_t : CCGYM_T_PY);
-    const ccgym_num goal_position = ccgym_num_of(p->goal_position, typed ? (int)p->goal_position_t : CCGYM_T_PY);
-    const ccgym_num goal_velocity = ccgym_num_of(p->goal_velocity, typed ? (int)p->goal_velocity_t : CCGYM_T_PY);
+    /* typed = 0: every tag CCGYM_T_PY, a constant (see cmc_step_any) */
+#define CMC_ATTR(NAME) ccgym_num_of(p->NAME, typed ? (int)p->NAME##_t : CCGYM_T_PY)
+    const ccgym_num power = CMC_ATTR(power), max_speed = CMC_ATTR(max_speed);
+    const ccgym_num min_position = CMC_ATTR(min_position), max_position = CMC_ATTR(max_position);
+    const ccgym_num goal_position = CMC_ATTR(goal_position);
+    const ccgym_num goal_velocity = CMC_ATTR(goal_velocity);
+#undef CMC_ATTR
     ccgym_num position = ccgym_num_of(ccgym_num_cast(s->position, st), st);
     ccgym_num velocity = ccgym_num_of(ccgym_num_cast(s->velocity, st), st);
 

@@ -10,8 +10,8 @@ static const ccgym_field ccgym_pendulum_state_fields[] = {
     CCGYM_FIELD(ccgym_pendulum_state, th, CCGYM_FIELD_F64, 1, 0, 0),
     CCGYM_FIELD(ccgym_pendulum_state, thdot, CCGYM_FIELD_F64, 1, 0, 0),
     CCGYM_FIELD(ccgym_pendulum_state, last_u, CCGYM_FIELD_F64, 1, 0, 0),
-    /* given th, thdot and last_u alone: a float32 action's u */
-    CCGYM_FIELD(ccgym_pendulum_state, last_u_t, CCGYM_FIELD_I64, 1, 0, CCGYM_T_F32),
+    /* given th, thdot and last_u alone: None (no action since reset) */
+    CCGYM_FIELD(ccgym_pendulum_state, last_u_t, CCGYM_FIELD_I64, 1, 0, 0),
 };
 
 #define PHYS (CCGYM_PARAM_INPUT | CCGYM_PARAM_PHYSICS)
@@ -200,7 +200,7 @@ static inline void ccgym_pendulum_reset(const ccgym_pendulum_params *p, ccgym_pe
     s->th = ccgym_pcg64_uniform(rng, lx, x - lx);
     s->thdot = ccgym_pcg64_uniform(rng, ly, y - ly);
     s->last_u = NAN;
-    s->last_u_t = CCGYM_T_F32;
+    s->last_u_t = 0; /* None */
     ccgym_pendulum_observe(p, s, 0, obs);
 }
 

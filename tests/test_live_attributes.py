@@ -983,3 +983,25 @@ def test_numpy_constructor_values_compute_in_their_type(dtype):
             if kind == "MountainCarContinuous":
                 env.state = np.array([0.44, 0.0], np.float32)
         run_typed(ref, ours, kind, "float32", 60, seed=18, watch=[name])
+
+
+@pytest.mark.parametrize("max_torque", [2.0, np.float64(2.0), np.float32(2.0)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16])
+def test_pendulum_nan_action_last_u_is_nan_not_none(max_torque, dtype):
+    """A NaN torque passes np.clip: Gymnasium's last_u is a NaN of u's dtype
+    (None only before the first step of an episode)."""
+    ref, ours = make_pair("Pendulum")
+    for env in (ref, ours):
+        env.reset(seed=19)
+        env.max_torque = max_torque
+    compare_attrs(ref, ours, ["last_u"], "reset")
+    for a in ([np.nan], [0.5], [np.nan]):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            r, o = ref.step(np.array(a, dtype)), ours.step(np.array(a, dtype))
+        assert r[0].tobytes() == o[0].tobytes() and bits(r[1]) == bits(o[1])
+        assert type(ref.last_u) is type(ours.last_u)
+        assert np.array_equal(ref.last_u, ours.last_u, equal_nan=True)
+        for env in (ref, ours):
+            env.reset(seed=20)
+            env.step(np.array([0.1], dtype))

@@ -22,8 +22,10 @@ typedef struct ccgym_pendulum_params {
 
 typedef struct ccgym_pendulum_state {
     double th, thdot;
-    double last_u; /* NaN: None (no action since reset) */
-    int64_t last_u_t; /* its numpy dtype, CCGYM_T_F16/F32/F64 (ccgym/nptype.h) */
+    double last_u;
+    /* last_u's numpy dtype, CCGYM_T_F16/F32/F64 (ccgym/nptype.h); 0: None
+     * (no action since reset; last_u NaN) */
+    int64_t last_u_t;
 } ccgym_pendulum_state;
 
 /* Every attribute a Python number (the tags CCGYM_T_PY). */

@@ -778,7 +778,7 @@ class Continuous_MountainCarEnv(_ContinuousEnv):  # noqa: N801 (Gymnasium's name
         return np.sin(3 * xs) * 0.45 + 0.55
 
 
-# Pendulum's last_u_t (ccgym/nptype.h CCGYM_T_*): u's numpy type.
+# Pendulum's last_u_t (ccgym/nptype.h CCGYM_T_*): u's numpy type (0: None).
 _U_TYPES = {1: np.float16, 2: np.float32, 3: np.float64}
 
 
@@ -812,7 +812,7 @@ class PendulumEnv(_ContinuousEnv):
         )
         self.observation_space = spaces.Box(low=-high, high=high, dtype=np.float32)
 
-    _fresh_state = {"last_u": math.nan}
+    _fresh_state = {"last_u": math.nan, "last_u_t": 0}
 
     def _read_state(self) -> np.ndarray:
         """(theta, theta_dot) as float64."""
@@ -847,8 +847,8 @@ class PendulumEnv(_ContinuousEnv):
         if written:
             return value
         f = self._state_fields()
-        u = float(f["last_u"])
-        return None if math.isnan(u) else _U_TYPES[int(f["last_u_t"])](u)
+        dtype = _U_TYPES.get(int(f["last_u_t"]))  # None: no action since reset
+        return None if dtype is None else dtype(float(f["last_u"]))
 
     @last_u.setter
     def last_u(self, value: Any) -> None:
@@ -859,7 +859,8 @@ class PendulumEnv(_ContinuousEnv):
                 u = float(value)
             except (TypeError, ValueError):
                 raise TypeError(f"last_u must be None or a real number, got {value!r}") from None
-        self._write_state({"last_u": u})
+        tag = 0 if value is None else {np.float16: 1, np.float32: 2}.get(type(value), 3)
+        self._write_state({"last_u": u, "last_u_t": tag})
         self._remember_written("last_u", value)
 
 
