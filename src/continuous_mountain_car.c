@@ -3,6 +3,7 @@
 #include "ccgym/continuous_mountain_car.h"
 #include "ccgym/driver.h"
 #include "ccgym/npmath.h"
+#include "ccgym/nptype.h"
 
 /* Gymnasium's Continuous_MountainCarEnv: layouts, defaults, params_init's inputs. */
 static const ccgym_field ccgym_continuous_mountain_car_state_fields[] = {
@@ -15,6 +16,7 @@ static const ccgym_field ccgym_continuous_mountain_car_state_fields[] = {
 #define PHYS (CCGYM_PARAM_INPUT | CCGYM_PARAM_PHYSICS)
 #define FLAG (CCGYM_PARAM_INPUT | CCGYM_PARAM_BOOL)
 #define DERIVED CCGYM_PARAM_DERIVED
+#define INPUT CCGYM_PARAM_INPUT
 static const ccgym_field ccgym_continuous_mountain_car_param_fields[] = {
     CCGYM_FIELD(ccgym_continuous_mountain_car_params, min_position, CCGYM_FIELD_F64, 1, DERIVED, 0),
     CCGYM_FIELD(ccgym_continuous_mountain_car_params, max_position, CCGYM_FIELD_F64, 1, DERIVED, 0),
@@ -23,15 +25,35 @@ static const ccgym_field ccgym_continuous_mountain_car_param_fields[] = {
     CCGYM_FIELD(ccgym_continuous_mountain_car_params, goal_velocity, CCGYM_FIELD_F64, 1,
                 CCGYM_PARAM_INPUT, 0),
     CCGYM_FIELD(ccgym_continuous_mountain_car_params, power, CCGYM_FIELD_F64, 1, PHYS, 0.0015),
+    /* the attributes' types (ccgym/nptype.h), set by the single env */
+    CCGYM_FIELD(ccgym_continuous_mountain_car_params, min_position_t, CCGYM_FIELD_I64, 1, INPUT, 0),
+    CCGYM_FIELD(ccgym_continuous_mountain_car_params, max_position_t, CCGYM_FIELD_I64, 1, INPUT, 0),
+    CCGYM_FIELD(ccgym_continuous_mountain_car_params, max_speed_t, CCGYM_FIELD_I64, 1, INPUT, 0),
+    CCGYM_FIELD(ccgym_continuous_mountain_car_params, goal_position_t, CCGYM_FIELD_I64, 1, INPUT,
+                0),
+    CCGYM_FIELD(ccgym_continuous_mountain_car_params, goal_velocity_t, CCGYM_FIELD_I64, 1, INPUT,
+                0),
+    CCGYM_FIELD(ccgym_continuous_mountain_car_params, power_t, CCGYM_FIELD_I64, 1, INPUT, 0),
+    CCGYM_FIELD(ccgym_continuous_mountain_car_params, typed, CCGYM_FIELD_I64, 1, DERIVED, 0),
 };
 #undef PHYS
 #undef FLAG
 #undef DERIVED
+#undef INPUT
 
 static void ccgym_continuous_mountain_car_params_init_values(void *p, const double *v)
 {
-    ccgym_continuous_mountain_car_params_init((ccgym_continuous_mountain_car_params *)p, v[0],
-                                              v[1]);
+    /* v: goal_velocity, power, then the six tags (the input fields' order) */
+    ccgym_continuous_mountain_car_params *q = (ccgym_continuous_mountain_car_params *)p;
+    ccgym_continuous_mountain_car_params_init(q, v[0], v[1]);
+    q->min_position_t = (int64_t)v[2];
+    q->max_position_t = (int64_t)v[3];
+    q->max_speed_t = (int64_t)v[4];
+    q->goal_position_t = (int64_t)v[5];
+    q->goal_velocity_t = (int64_t)v[6];
+    q->power_t = (int64_t)v[7];
+    q->typed = (q->min_position_t | q->max_position_t | q->max_speed_t | q->goal_position_t |
+                q->goal_velocity_t | q->power_t) != 0;
 }
 
 void ccgym_continuous_mountain_car_params_init(ccgym_continuous_mountain_car_params *p,
@@ -43,116 +65,72 @@ void ccgym_continuous_mountain_car_params_init(ccgym_continuous_mountain_car_par
     p->goal_position = 0.45;
     p->goal_velocity = goal_velocity;
     p->power = power;
+    p->min_position_t = p->max_position_t = p->max_speed_t = CCGYM_T_PY;
+    p->goal_position_t = p->goal_velocity_t = p->power_t = CCGYM_T_PY;
+    p->typed = 0;
 }
 
-/* A value of Gymnasium's step and its type there: a Python float (or int),
- * or a numpy scalar of float16, float32 or float64 (in this order of
- * precision). Under NEP 50 (numpy 2) an operation of a numpy scalar with a
- * Python float casts the Python float to the numpy dtype, two numpy scalars
- * promote to the wider dtype, and two Python floats compute in double. */
-enum { T_PY = 0, T_F16 = 1, T_F32 = 2, T_F64 = 3 };
-
-typedef struct num {
-    double v; /* its value, exactly (a float16 or float32 value is a double too) */
-    int t;
-} num;
-
-/* v cast to type t, as numpy casts a Python float operand. */
-static inline double cast_to(double v, int t)
-{
-    if (t == T_F32)
-        return (double)(float)v;
-    if (t == T_F16)
-        return ccgym_round_f16(v);
-    return v;
-}
-
-static inline int promote(int a, int b)
-{
-    if (a == T_PY)
-        return b;
-    if (b == T_PY)
-        return a;
-    return a > b ? a : b;
-}
-
-enum { OP_ADD, OP_SUB, OP_MUL };
-
-/* a op b in promote(a, b): float32 arithmetic for float32, float32 rounded to
- * float16 for float16 (numpy's float16 scalar math), double otherwise. */
-static inline num num_op(num a, num b, int op)
-{
-    const int t = promote(a.t, b.t);
-    num r = {0.0, t};
-    if (t == T_F32 || t == T_F16) {
-        const float x = (float)cast_to(a.v, t), y = (float)cast_to(b.v, t);
-        const float z = op == OP_ADD ? x + y : op == OP_SUB ? x - y : x * y;
-        r.v = t == T_F16 ? ccgym_round_f16(z) : (double)z;
-    } else {
-        r.v = op == OP_ADD ? a.v + b.v : op == OP_SUB ? a.v - b.v : a.v * b.v;
-    }
-    return r;
-}
-
-static inline num py(double v)
-{
-    num r = {v, T_PY};
-    return r;
-}
-
-/* a compared with a Python float b, in a's type. */
-static inline int num_gt(num a, double b) { return a.v > cast_to(b, a.t); }
-static inline int num_lt(num a, double b) { return a.v < cast_to(b, a.t); }
-static inline int num_ge(num a, double b) { return a.v >= cast_to(b, a.t); }
-static inline int num_eq(num a, double b) { return a.v == cast_to(b, a.t); }
-
-/* Gymnasium's step line by line, each value with its type: for any state
- * (float64 right after reset, float32 after a step) and any action type (an
- * action of enum ccgym_action_type with value `a`). The common case, a
- * float32 action on a float32 state, is cmc_step_f32 below. */
-static void cmc_step_any(const ccgym_continuous_mountain_car_params *p,
-                         ccgym_continuous_mountain_car_state *s, double a, int action_type,
-                         float *obs, double *reward, uint8_t *terminated)
+/* Gymnasium's step line by line, each value with its type (ccgym/nptype.h):
+ * for any state (float64 right after reset, float32 after a step), any
+ * action type (an action of enum ccgym_action_type with value `a`) and any
+ * attribute types (the params' *_t tags: a numpy scalar attribute meets the
+ * action and the state with its own dtype). The common case, a float32
+ * action on a float32 state with Python-float attributes, is cmc_step_f32
+ * below. */
+CCGYM_INLINE void cmc_step_line_by_line(const ccgym_continuous_mountain_car_params *p,
+                                        ccgym_continuous_mountain_car_state *s, double a,
+                                        int action_type, int typed, float *obs,
+                                        double *reward, uint8_t *terminated)
 {
     /* A float32 state is read as float32 values, as cmc_step_f32 reads it. */
-    const int st = s->state_f32 ? T_F32 : T_F64;
-    const int at = action_type == CCGYM_ACTION_F32   ? T_F32
-                   : action_type == CCGYM_ACTION_F16 ? T_F16
-                   : action_type == CCGYM_ACTION_PY  ? T_PY
-                                                     : T_F64;
-    num position = {cast_to(s->position, st), st};
-    num velocity = {cast_to(s->velocity, st), st};
+    const int st = s->state_f32 ? CCGYM_T_F32 : CCGYM_T_F64;
+    const int at = action_type == CCGYM_ACTION_F32   ? CCGYM_T_F32
+                   : action_type == CCGYM_ACTION_F16 ? CCGYM_T_F16
+                   : action_type == CCGYM_ACTION_PY  ? CCGYM_T_PY
+                                                     : CCGYM_T_F64;
+    /* typed = 0: every tag CCGYM_T_PY, a constant (see cmc_step_any) */
+#define CMC_ATTR(NAME) ccgym_num_of(p->NAME, typed ? (int)p->NAME##_t : CCGYM_T_PY)
+    const ccgym_num power = CMC_ATTR(power), max_speed = CMC_ATTR(max_speed);
+    const ccgym_num min_position = CMC_ATTR(min_position), max_position = CMC_ATTR(max_position);
+    const ccgym_num goal_position = CMC_ATTR(goal_position);
+    const ccgym_num goal_velocity = CMC_ATTR(goal_velocity);
+#undef CMC_ATTR
+    ccgym_num position = ccgym_num_of(ccgym_num_cast(s->position, st), st);
+    ccgym_num velocity = ccgym_num_of(ccgym_num_cast(s->velocity, st), st);
 
     /* force = min(max(action[0], -1.0), 1.0): action[0] unless a bound wins */
-    num force = {a, at};
-    if (num_lt(force, -1.0))
-        force = py(-1.0);
-    else if (num_gt(force, 1.0))
-        force = py(1.0);
+    ccgym_num force = ccgym_num_of(a, at);
+    if (ccgym_num_lt(force, ccgym_num_py(-1.0)))
+        force = ccgym_num_py(-1.0);
+    else if (ccgym_num_gt(force, ccgym_num_py(1.0)))
+        force = ccgym_num_py(1.0);
 
     /* velocity += force * self.power - 0.0025 * math.cos(3 * position) */
-    const num three_pos = num_op(py(3.0), position, OP_MUL);
+    const ccgym_num three_pos = ccgym_num_op(ccgym_num_py(3.0), position, CCGYM_OP_MUL);
     const double c = 0.0025 * cos(three_pos.v);
-    velocity = num_op(velocity, num_op(num_op(force, py(p->power), OP_MUL), py(c), OP_SUB),
-                      OP_ADD);
-    if (num_gt(velocity, p->max_speed))
-        velocity = py(p->max_speed);
-    if (num_lt(velocity, -p->max_speed))
-        velocity = py(-p->max_speed);
-    position = num_op(position, velocity, OP_ADD);
-    if (num_gt(position, p->max_position))
-        position = py(p->max_position);
-    if (num_lt(position, p->min_position))
-        position = py(p->min_position);
-    if (num_eq(position, p->min_position) && num_lt(velocity, 0.0))
-        velocity = py(0.0);
+    velocity = ccgym_num_op(
+        velocity,
+        ccgym_num_op(ccgym_num_op(force, power, CCGYM_OP_MUL), ccgym_num_py(c), CCGYM_OP_SUB),
+        CCGYM_OP_ADD);
+    if (ccgym_num_gt(velocity, max_speed))
+        velocity = max_speed;
+    if (ccgym_num_lt(velocity, ccgym_num_neg(max_speed)))
+        velocity = ccgym_num_neg(max_speed);
+    position = ccgym_num_op(position, velocity, CCGYM_OP_ADD);
+    if (ccgym_num_gt(position, max_position))
+        position = max_position;
+    if (ccgym_num_lt(position, min_position))
+        position = min_position;
+    if (ccgym_num_eq(position, min_position) && ccgym_num_lt(velocity, ccgym_num_py(0.0)))
+        velocity = ccgym_num_py(0.0);
 
-    const int term = num_ge(position, p->goal_position) && num_ge(velocity, p->goal_velocity);
+    const int term =
+        ccgym_num_ge(position, goal_position) && ccgym_num_ge(velocity, goal_velocity);
     double r = term ? 100.0 : 0.0;
     /* math.pow(action[0], 2): libm's pow of the value (the square of a float32
      * is exact in double; the binding refuses a float64 whose square overflows,
      * where math.pow raises OverflowError). */
-    r -= (at == T_F32 ? ccgym_pow2_of_f32((float)a) : ccgym_pow2(a)) * 0.1;
+    r -= (at == CCGYM_T_F32 ? ccgym_pow2_of_f32((float)a) : ccgym_pow2(a)) * 0.1;
 
     /* self.state = np.array([position, velocity], dtype=np.float32) */
     const float pos32 = ccgym_f32_opaque(position.v), vel32 = ccgym_f32_opaque(velocity.v);
@@ -163,6 +141,19 @@ static void cmc_step_any(const ccgym_continuous_mountain_car_params *p,
     *reward = r;
     obs[0] = pos32;
     obs[1] = vel32;
+}
+
+/* cmc_step_line_by_line, compiled twice: with the attributes' types, and
+ * with Python-number attributes (every tag a constant, so that the
+ * compiler folds the type tests away). */
+static void cmc_step_any(const ccgym_continuous_mountain_car_params *p,
+                         ccgym_continuous_mountain_car_state *s, double a, int action_type,
+                         float *obs, double *reward, uint8_t *terminated)
+{
+    if (p->typed)
+        cmc_step_line_by_line(p, s, a, action_type, 1, obs, reward, terminated);
+    else
+        cmc_step_line_by_line(p, s, a, action_type, 0, obs, reward, terminated);
 }
 
 /* A float32 state where velocity or position reaches a bound (or a value is
@@ -251,7 +242,9 @@ CCGYM_INLINE void ccgym_continuous_mountain_car_step(
     ccgym_pcg64 *rng, const float *action, float *obs, double *reward, uint8_t *terminated)
 {
     (void)rng;
-    if (CCGYM_LIKELY(s->state_f32))
+    /* p->typed: some attribute is a numpy scalar (a well-predicted test: the
+     * single env's one params set, or a vector env's, where it is 0). */
+    if (CCGYM_LIKELY(s->state_f32 & !p->typed))
         cmc_step_f32(p, s, action, obs, reward, terminated);
     else
         cmc_step_any(p, s, action[0], CCGYM_ACTION_F32, obs, reward, terminated);
@@ -262,7 +255,10 @@ CCGYM_INLINE void ccgym_continuous_mountain_car_step_typed(
     const ccgym_continuous_mountain_car_params *p, ccgym_continuous_mountain_car_state *s,
     const double *action, int type, float *obs, double *reward, uint8_t *terminated)
 {
-    cmc_step_any(p, s, action[0], type, obs, reward, terminated);
+    if (CCGYM_UNLIKELY(p->typed))
+        cmc_step_any(p, s, action[0], type, obs, reward, terminated);
+    else /* Python-number attributes: the tags constants the compiler folds */
+        cmc_step_line_by_line(p, s, action[0], type, 0, obs, reward, terminated);
 }
 
 static inline void ccgym_continuous_mountain_car_reset(

@@ -14,6 +14,7 @@
 #include "ccgym/cartpole.h"
 #include "ccgym/driver.h"
 #include "ccgym/fastmath.h"
+#include "ccgym/nptype.h"
 #include "ccgym/pendulum.h"
 #include "fast_kernels.h"
 
@@ -375,6 +376,7 @@ CCGYM_IVDEP
         u = u < mt ? u : mt;
         u = a != a ? a : u;
         st[i].last_u = u;
+        st[i].last_u_t = CCGYM_T_F32;
         /* angle_normalize(th) as th - 2 pi round(th / 2 pi), 2 pi in two parts
          * (the exact kernel's fmod(th + pi, 2 pi) - pi, up to rounding). */
         const double shifter = 0x1.8p52;

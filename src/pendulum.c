@@ -2,6 +2,7 @@
 
 #include "ccgym/driver.h"
 #include "ccgym/npmath.h"
+#include "ccgym/nptype.h"
 #include "ccgym/pendulum.h"
 
 /* Gymnasium's PendulumEnv: layouts, defaults, params_init's inputs. */
@@ -9,6 +10,8 @@ static const ccgym_field ccgym_pendulum_state_fields[] = {
     CCGYM_FIELD(ccgym_pendulum_state, th, CCGYM_FIELD_F64, 1, 0, 0),
     CCGYM_FIELD(ccgym_pendulum_state, thdot, CCGYM_FIELD_F64, 1, 0, 0),
     CCGYM_FIELD(ccgym_pendulum_state, last_u, CCGYM_FIELD_F64, 1, 0, 0),
+    /* given th, thdot and last_u alone: None (no action since reset) */
+    CCGYM_FIELD(ccgym_pendulum_state, last_u_t, CCGYM_FIELD_I64, 1, 0, 0),
 };
 
 #define PHYS (CCGYM_PARAM_INPUT | CCGYM_PARAM_PHYSICS)
@@ -23,15 +26,47 @@ static const ccgym_field ccgym_pendulum_param_fields[] = {
     CCGYM_FIELD(ccgym_pendulum_params, l, CCGYM_FIELD_F64, 1, PHYS, 1.0),
     CCGYM_FIELD(ccgym_pendulum_params, sin_coef, CCGYM_FIELD_F64, 1, DERIVED, 0),
     CCGYM_FIELD(ccgym_pendulum_params, torque_coef, CCGYM_FIELD_F64, 1, DERIVED, 0),
+    /* the attributes' types (ccgym/nptype.h), set by the single env */
+    CCGYM_FIELD(ccgym_pendulum_params, g_t, CCGYM_FIELD_I64, 1, CCGYM_PARAM_INPUT, 0),
+    CCGYM_FIELD(ccgym_pendulum_params, m_t, CCGYM_FIELD_I64, 1, CCGYM_PARAM_INPUT, 0),
+    CCGYM_FIELD(ccgym_pendulum_params, l_t, CCGYM_FIELD_I64, 1, CCGYM_PARAM_INPUT, 0),
+    CCGYM_FIELD(ccgym_pendulum_params, max_torque_t, CCGYM_FIELD_I64, 1, CCGYM_PARAM_INPUT, 0),
+    CCGYM_FIELD(ccgym_pendulum_params, torque_coef_t, CCGYM_FIELD_I64, 1, DERIVED, 0),
+    CCGYM_FIELD(ccgym_pendulum_params, typed, CCGYM_FIELD_I64, 1, DERIVED, 0),
 };
 #undef PHYS
 #undef FLAG
 #undef DERIVED
 
+/* 3 * g / (2 * l) and 3.0 / (m * l**2) with g, m and l of the given types,
+ * as Gymnasium's step evaluates them (Python ints compute as the floats
+ * they equal: the binding takes ints only where their products are exact). */
+static void pendulum_coefs(ccgym_pendulum_params *p)
+{
+    const ccgym_num g = ccgym_num_of(p->g, (int)p->g_t), m = ccgym_num_of(p->m, (int)p->m_t),
+                    l = ccgym_num_of(p->l, (int)p->l_t);
+    const ccgym_num sin_coef =
+        ccgym_num_op(ccgym_num_op(ccgym_num_py(3.0), g, CCGYM_OP_MUL),
+                     ccgym_num_op(ccgym_num_py(2.0), l, CCGYM_OP_MUL), CCGYM_OP_DIV);
+    const ccgym_num torque_coef = ccgym_num_op(
+        ccgym_num_py(3.0), ccgym_num_op(m, ccgym_num_pow2(l), CCGYM_OP_MUL), CCGYM_OP_DIV);
+    p->sin_coef = sin_coef.v; /* times np.sin(th), a float64: its type never matters */
+    p->torque_coef = torque_coef.v;
+    p->torque_coef_t = torque_coef.t;
+    p->typed = p->torque_coef_t != CCGYM_T_PY || p->max_torque_t != CCGYM_T_PY;
+}
+
 static void ccgym_pendulum_params_init_values(void *p, const double *v)
 {
-    /* v: max_speed, max_torque, dt, g, m, l (the fields' order) */
-    ccgym_pendulum_params_init((ccgym_pendulum_params *)p, v[3], v[4], v[5], v[0], v[1], v[2]);
+    /* v: max_speed, max_torque, dt, g, m, l, g_t, m_t, l_t, max_torque_t (the
+     * input fields' order) */
+    ccgym_pendulum_params *q = (ccgym_pendulum_params *)p;
+    ccgym_pendulum_params_init(q, v[3], v[4], v[5], v[0], v[1], v[2]);
+    q->g_t = (int64_t)v[6];
+    q->m_t = (int64_t)v[7];
+    q->l_t = (int64_t)v[8];
+    q->max_torque_t = (int64_t)v[9];
+    pendulum_coefs(q);
 }
 
 void ccgym_pendulum_params_init(ccgym_pendulum_params *p, double g, double m, double l,
@@ -43,8 +78,8 @@ void ccgym_pendulum_params_init(ccgym_pendulum_params *p, double g, double m, do
     p->g = g;
     p->m = m;
     p->l = l;
-    p->sin_coef = 3 * g / (2 * l);
-    p->torque_coef = 3.0 / (m * ccgym_pow2(l));
+    p->g_t = p->m_t = p->l_t = p->max_torque_t = CCGYM_T_PY;
+    pendulum_coefs(p);
 }
 
 /* What the step and the reset write (ccgym_observe_fn). */
@@ -59,15 +94,24 @@ static inline void ccgym_pendulum_observe(const ccgym_pendulum_params *p,
     obs[2] = (float)s->thdot;
 }
 
+static CCGYM_COLD void pendulum_step_any(const ccgym_pendulum_params *p, ccgym_pendulum_state *s,
+                                         double a, int at, float *obs, double *reward,
+                                         uint8_t *terminated);
+
 CCGYM_INLINE void ccgym_pendulum_step(const ccgym_pendulum_params *p, ccgym_pendulum_state *s,
                                       ccgym_pcg64 *rng, const float *action, float *obs,
                                       double *reward, uint8_t *terminated)
 {
     (void)rng;
+    if (CCGYM_UNLIKELY(p->typed)) { /* a numpy max_torque, m or l (the single env only) */
+        pendulum_step_any(p, s, action[0], CCGYM_T_F32, obs, reward, terminated);
+        return;
+    }
     const double th = s->th, thdot = s->thdot, dt = p->dt;
     /* np.clip(u, -max_torque, max_torque)[0] on a float32 array stays float32. */
     const float u = ccgym_npy_clipf(action[0], (float)-p->max_torque, (float)p->max_torque);
     s->last_u = u;
+    s->last_u_t = CCGYM_T_F32;
     /* angle_normalize(th) ** 2 + 0.1 * thdot**2 + 0.001 * (u**2); the last
      * term is float32 arithmetic (Python float times numpy float32). */
     const double an = ccgym_npy_remainder(th + M_PI, 2 * M_PI) - M_PI;
@@ -84,39 +128,34 @@ CCGYM_INLINE void ccgym_pendulum_step(const ccgym_pendulum_params *p, ccgym_pend
     ccgym_pendulum_observe(p, s, 0, obs);
 }
 
-/* The step for an action of another type than float32, a double holding its
- * value (ccgym/driver.h, enum ccgym_action_type): Gymnasium's step computed
- * as numpy 2 computes it for that type. np.clip(u, ...) keeps a float16 or
- * float64 array's dtype and turns integers, bools and Python lists into
- * float64, so everything but F16 is the float64 step (the binding sends PY
- * actions here as F64; they compute the same). The action's terms u**2,
- * 0.001 * u**2 and 3.0 / (m * l**2) * u are float64, or float16 (the Python
- * floats rounded to float16, each op in float32 rounded to float16, as numpy's
- * float16 scalar math does); all the rest is float64 as in the float32 step. */
-CCGYM_INLINE void ccgym_pendulum_step_typed(const ccgym_pendulum_params *p,
-                                            ccgym_pendulum_state *s, const double *action,
-                                            int type, float *obs, double *reward,
-                                            uint8_t *terminated)
+/* Gymnasium's step line by line, each value with its numpy 2 type
+ * (ccgym/nptype.h), for an action of type `at` (a numpy float type) with
+ * value `a` and attributes of any type: u = np.clip(u, -max_torque,
+ * max_torque)[0] takes the promoted type of the action and max_torque, its
+ * terms u**2, 0.001 * u**2 and 3.0 / (m * l**2) * u compute in their
+ * operands' types (float16: float32 ops rounded to float16, as numpy's
+ * float16 scalar math); the rest meets the float64 state and is float64.
+ * The float32 step above is this for at = float32 and Python-number
+ * attributes, written out. */
+CCGYM_INLINE void pendulum_step_line_by_line(const ccgym_pendulum_params *p,
+                                             ccgym_pendulum_state *s, double a, int at,
+                                             int typed, float *obs, double *reward,
+                                             uint8_t *terminated)
 {
     const double th = s->th, thdot = s->thdot, dt = p->dt;
-    double u, u_cost, u_acc;
-    if (type == CCGYM_ACTION_F16) {
-        u = ccgym_npy_clip(action[0], ccgym_round_f16(-p->max_torque),
-                           ccgym_round_f16(p->max_torque));
-        const float u2 = (float)ccgym_round_f16(ccgym_pow2f((float)u));
-        const float cost = (float)ccgym_round_f16(0.001) * u2;
-        const float acc = (float)ccgym_round_f16(p->torque_coef) * (float)u;
-        u_cost = ccgym_round_f16(cost);
-        u_acc = ccgym_round_f16(acc);
-    } else {
-        u = ccgym_npy_clip(action[0], -p->max_torque, p->max_torque);
-        u_cost = 0.001 * ccgym_pow2(u);
-        u_acc = p->torque_coef * u;
-    }
-    s->last_u = u;
+    const ccgym_num max_torque =
+        ccgym_num_of(p->max_torque, typed ? (int)p->max_torque_t : CCGYM_T_PY);
+    const ccgym_num u =
+        ccgym_num_clip(ccgym_num_of(a, at), ccgym_num_neg(max_torque), max_torque);
+    s->last_u = u.v;
+    s->last_u_t = u.t;
     const double an = ccgym_npy_remainder(th + M_PI, 2 * M_PI) - M_PI;
-    const double costs = ccgym_pow2(an) + 0.1 * ccgym_pow2(thdot) + u_cost;
-    double newthdot = thdot + (p->sin_coef * sin(th) + u_acc) * dt;
+    const ccgym_num u_cost = ccgym_num_op(ccgym_num_py(0.001), ccgym_num_pow2(u), CCGYM_OP_MUL);
+    const double costs = ccgym_pow2(an) + 0.1 * ccgym_pow2(thdot) + u_cost.v;
+    const ccgym_num u_acc =
+        ccgym_num_op(ccgym_num_of(p->torque_coef, typed ? (int)p->torque_coef_t : CCGYM_T_PY), u,
+                     CCGYM_OP_MUL);
+    double newthdot = thdot + (p->sin_coef * sin(th) + u_acc.v) * dt;
     newthdot = ccgym_npy_clip(newthdot, -p->max_speed, p->max_speed);
     const double newth = th + newthdot * dt;
     s->th = newth;
@@ -124,6 +163,32 @@ CCGYM_INLINE void ccgym_pendulum_step_typed(const ccgym_pendulum_params *p,
     *reward = -costs;
     *terminated = 0;
     ccgym_pendulum_observe(p, s, 0, obs);
+}
+
+/* pendulum_step_line_by_line with the attributes' types (out of line: only
+ * a single env with numpy attribute values takes it). */
+static CCGYM_COLD void pendulum_step_any(const ccgym_pendulum_params *p,
+                                         ccgym_pendulum_state *s, double a, int at,
+                                         float *obs, double *reward, uint8_t *terminated)
+{
+    pendulum_step_line_by_line(p, s, a, at, 1, obs, reward, terminated);
+}
+
+/* The step for an action of another type than float32, a double holding its
+ * value (ccgym/driver.h, enum ccgym_action_type). np.clip(u, ...) keeps a
+ * float16 or float64 array's dtype and turns integers, bools and Python
+ * lists into float64 (the binding sends PY actions here as F64), so
+ * everything but F16 is the float64 step. */
+CCGYM_INLINE void ccgym_pendulum_step_typed(const ccgym_pendulum_params *p,
+                                            ccgym_pendulum_state *s, const double *action,
+                                            int type, float *obs, double *reward,
+                                            uint8_t *terminated)
+{
+    const int at = type == CCGYM_ACTION_F16 ? CCGYM_T_F16 : CCGYM_T_F64;
+    if (CCGYM_UNLIKELY(p->typed))
+        pendulum_step_any(p, s, action[0], at, obs, reward, terminated);
+    else /* Python-number attributes: the tags constants the compiler folds */
+        pendulum_step_line_by_line(p, s, action[0], at, 0, obs, reward, terminated);
 }
 
 /* (x_init, y_init): the state is uniform in [-x, x] x [-y, y]. */
@@ -135,6 +200,7 @@ static inline void ccgym_pendulum_reset(const ccgym_pendulum_params *p, ccgym_pe
     s->th = ccgym_pcg64_uniform(rng, lx, x - lx);
     s->thdot = ccgym_pcg64_uniform(rng, ly, y - ly);
     s->last_u = NAN;
+    s->last_u_t = 0; /* None */
     ccgym_pendulum_observe(p, s, 0, obs);
 }
 

@@ -35,7 +35,17 @@ GYM_ATTRIBUTE = {
     ("Acrobot", "book"): lambda e: e.book_or_nips == "book",
     **{("Acrobot", f"torque_{i}"): (lambda e, i=i: e.AVAIL_TORQUE[i]) for i in range(3)},
 }
-NOT_IN_GYM = {
+# The attributes' numpy type tags (ccgym/nptype.h; 0 = a Python number, as
+# every Gymnasium default is) and the flag that some tag is set: checked
+# for 0 in test_params_defaults_match_a_gymnasium_instance.
+TYPE_TAGS = {
+    *(("Pendulum", f) for f in ("g_t", "m_t", "l_t", "max_torque_t", "torque_coef_t",
+                                "typed")),
+    *(("MountainCarContinuous", f) for f in ("min_position_t", "max_position_t",
+                                             "max_speed_t", "goal_position_t",
+                                             "goal_velocity_t", "power_t", "typed")),
+}
+NOT_IN_GYM = TYPE_TAGS | {
     ("Pendulum", "sin_coef"), ("Pendulum", "torque_coef"),
     ("Acrobot", "use_npy_fma_trig"),
     *(("Acrobot", f) for f in ("d1_a", "d1_b", "d1_c", "d2_a", "d2_b", "phi2_c", "phi1_a",
@@ -95,6 +105,8 @@ def test_params_defaults_match_a_gymnasium_instance(kind):
     struct = _default_params(kind)
     compared = 0
     for field in info.params_dtype.names:
+        if (kind, field) in TYPE_TAGS:
+            assert struct[field] == 0, field
         if (kind, field) in NOT_IN_GYM:
             continue
         want = _gym_value(kind, g, field)

@@ -166,7 +166,7 @@ def test_pendulum_one_step_bound(isa):
     from ccgym._params import PARAMS, PHYSICS
 
     rng = np.random.default_rng(4)
-    states = np.zeros((N, 3))
+    states = np.zeros((N, 4))  # th, thdot, last_u, last_u_t (0)
     states[:, 0] = rng.uniform(-60, 60, N)  # th is never wrapped in Gymnasium
     states[:, 1] = rng.uniform(-8, 8, N)
     actions = rng.uniform(-2.5, 2.5, (N, 1)).astype(np.float32)

@@ -13,6 +13,7 @@ draw from it) and ``close()`` (the env stays usable).
 from __future__ import annotations
 
 import copy
+import itertools
 import pickle
 import struct
 import warnings
@@ -210,21 +211,14 @@ def test_numpy_scalars_where_gymnasium_computes_the_same():
 
 
 @pytest.mark.parametrize(("kind", "name", "value"), [
-    ("Pendulum", "g", np.float32(5.0)),            # float32 arithmetic in Gymnasium (3 * g)
     ("MountainCar", "force", np.float32(0.002)),   # (action - 1) * force in float32
-    ("Pendulum", "max_torque", np.float64(1.0)),   # np.clip then returns float64
-    ("MountainCarContinuous", "power", np.float64(0.002)),
     ("Acrobot", "LINK_MASS_1", np.array(2.0)),
     ("MountainCar", "force", "0.002"),
     ("CartPole", "tau", True),
     ("CartPole", "gravity", 2 ** 60),
     # numpy values Gymnasium computes in another precision or type
-    ("Pendulum", "g", np.float16(5.0)),
-    ("Pendulum", "max_torque", np.float32(1.0)),  # np.clip of a float16 action -> float32
-    ("Pendulum", "m", np.float32(2.0)),
     ("MountainCar", "gravity", np.float32(0.003)),
     ("MountainCar", "max_speed", np.float32(0.01)),
-    ("MountainCarContinuous", "power", np.float32(0.002)),
     ("Acrobot", "LINK_MASS_1", np.float32(2.0)),
     ("Acrobot", "dt", np.float32(0.1)),            # dt / 6.0 in float32 in rk4
     ("CartPole", "gravity", np.array(20.0)),       # a 0-d array: mutable
@@ -233,6 +227,11 @@ def test_numpy_scalars_where_gymnasium_computes_the_same():
     ("CartPole", "force_mag", np.int8(10)),
     ("CartPole", "gravity", np.longdouble(9.8)),
     ("Pendulum", "l", 2 ** 20),                    # m * l**2 in exact int arithmetic
+    ("Pendulum", "l", np.int64(2 ** 20)),
+    ("Pendulum", "m", np.int32(2)),                # m * l**2 in int32 overflows
+    ("Pendulum", "max_torque", np.uint8(2)),       # -max_torque wraps around
+    ("MountainCarContinuous", "power", np.int8(1)),
+    ("MountainCarContinuous", "max_speed", np.longdouble(0.07)),
     ("Acrobot", "LINK_MASS_2", 2 ** 18),
 ])
 def test_writes_gymnasium_would_compute_differently_are_refused(kind, name, value):
@@ -1106,3 +1105,191 @@ def test_acrobot_torque_noise_refusals_still_apply_with_another_bit_generator():
     ref.reset(seed=0)
     ref.np_random = np.random.Generator(np.random.MT19937(0))
     assert env.step(1)[0].tobytes() == ref.step(1)[0].tobytes()
+
+
+# ------------------------------------------- numpy-typed attribute values
+
+# Attributes whose numpy type the C params carry (ccgym._attributes.TYPED):
+# Gymnasium's step computes with a numpy float16/float32/float64 (or int64)
+# value in numpy's promotion (NEP 50): 3 * g / (2 * l) and 3.0 / (m * l**2)
+# in float32, np.clip(u, -max_torque, max_torque) giving u (and last_u and
+# the costs) max_torque's dtype, force * power and every clip and compare of
+# the mountain car in the attributes' types. Each case steps beside
+# Gymnasium with several action types; before ccgym 0.x.y they raised
+# TypeError (the first entries of the refusal test above were these).
+TYPED_VALUES = {
+    "Pendulum": {"g": 7.3, "m": 1.3, "l": 0.77, "max_torque": 1.7},
+    # large enough that the velocity and position clips and the goal are met
+    "MountainCarContinuous": {"power": 0.0041, "max_speed": 0.031, "min_position": -0.93,
+                              "max_position": 0.43, "goal_position": 0.21,
+                              "goal_velocity": 0.0013},
+}
+TYPED_CASES = [(k, n) for k in TYPED_VALUES for n in TYPED_VALUES[k]]
+ACTION_KINDS = ["float32", "float64", "float16", "list", "int8", "bool"]
+
+
+def typed_actions(kind: str, how: str, n: int, seed: int) -> list[Any]:
+    """Actions of one type, a quarter of them beyond the action space's bounds."""
+    hi = 1.0 if kind == "MountainCarContinuous" else 2.0
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(n):
+        a = rng.uniform(-1.5 * hi, 1.5 * hi, size=(1,))
+        if how == "list":
+            out.append([float(a[0])])
+        elif how == "int8":
+            out.append(np.rint(a).astype(np.int8))
+        elif how == "bool":
+            out.append(a > 0)
+        else:
+            out.append(a.astype(how))
+    return out
+
+
+def run_typed(ref: gym.Env, ours: gym.Env, kind: str, how: str, n: int, seed: int,
+              watch: Any = ()) -> None:
+    """Steps both with typed_actions; compares outputs (the reward's type
+    too), state and the watched attributes bit for bit after every step."""
+    if kind == "Pendulum":
+        watch = [*watch, "last_u"]
+    for t, a in enumerate(typed_actions(kind, how, n, seed)):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            r = ref.step(a)
+            o = ours.step(a)
+        where = f"{kind} step {t} ({how} action {a!r})"
+        assert r[0].dtype == o[0].dtype == np.float32
+        assert r[0].tobytes() == o[0].tobytes(), f"{where}: obs {o[0]} vs {r[0]}"
+        assert type(r[1]) is type(o[1]) and bits(r[1]) == bits(o[1]), \
+            f"{where}: reward {o[1]!r} vs {r[1]!r}"
+        assert r[2] == o[2] and r[3] == o[3], where
+        assert same_value(ref.state, ours.state), f"{where}: state {ours.state!r} vs {ref.state!r}"
+        compare_attrs(ref, ours, watch, where)
+        if r[2]:
+            ro, _ = ref.reset()
+            oo, _ = ours.reset()
+            assert ro.tobytes() == oo.tobytes(), f"{where}: reset"
+
+
+@pytest.mark.parametrize(("kind", "name"), TYPED_CASES, ids=[f"{k}.{n}" for k, n in TYPED_CASES])
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+@pytest.mark.parametrize("how", ACTION_KINDS)
+def test_numpy_typed_attributes_compute_as_gymnasium(kind, name, dtype, how):
+    ref, ours = make_pair(kind)
+    for env in (ref, ours):
+        env.reset(seed=11)
+        setattr(env, name, dtype(TYPED_VALUES[kind][name]))
+    compare_attrs(ref, ours, [name], "written")
+    run_typed(ref, ours, kind, how, 250 if kind == "MountainCarContinuous" else 120, seed=11,
+              watch=[name])
+
+
+@pytest.mark.parametrize("name", ["g", "m", "l", "max_torque"])
+@pytest.mark.parametrize("how", ["float32", "float64", "float16"])
+def test_pendulum_numpy_int_attributes(name, how):
+    ref, ours = make_pair("Pendulum")
+    for env in (ref, ours):
+        env.reset(seed=12)
+        setattr(env, name, np.int64(3 if name != "max_torque" else 1))
+    compare_attrs(ref, ours, [name], "written")
+    run_typed(ref, ours, "Pendulum", how, 80, seed=12, watch=[name])
+
+
+PY_OR_NUMPY = [float, np.float16, np.float32, np.float64]
+
+
+@pytest.mark.parametrize("how", ["float32", "float64", "float16"])
+def test_pendulum_typed_attribute_combinations(how):
+    """Every mix of Python and numpy float types over g, m, l and max_torque:
+    the coefficients' promotion (3.0 / (m * l**2) with m and l apart, u's
+    dtype from the action's and max_torque's)."""
+    values = TYPED_VALUES["Pendulum"]
+    for i, types in enumerate(itertools.product(PY_OR_NUMPY, repeat=4)):
+        written = {n: t(values[n]) for n, t in zip(("g", "m", "l", "max_torque"), types)}
+        ref, ours = make_pair("Pendulum")
+        for env in (ref, ours):
+            env.reset(seed=i)
+            for n, v in written.items():
+                setattr(env, n, v)
+        run_typed(ref, ours, "Pendulum", how, 12, seed=i, watch=list(written))
+
+
+def test_continuous_mountain_car_typed_attribute_mixes():
+    """Random mixes of types over all six attributes, actions of every
+    kind, states started at the bounds (clips to min/max position, the
+    velocity set to 0 at the left wall, the goal)."""
+    values = TYPED_VALUES["MountainCarContinuous"]
+    rng = np.random.default_rng(13)
+    starts = [None, np.array([-0.92, -0.03]), np.array([0.42, 0.03], np.float32),
+              np.array([0.2, 0.0013], np.float32)]
+    for i in range(48):
+        written = {n: PY_OR_NUMPY[rng.integers(4)](v) for n, v in values.items()}
+        ref, ours = make_pair("MountainCarContinuous")
+        for env in (ref, ours):
+            env.reset(seed=i)
+            for n, v in written.items():
+                setattr(env, n, v)
+            if starts[i % 4] is not None:
+                env.state = starts[i % 4].copy()
+        run_typed(ref, ours, "MountainCarContinuous", ACTION_KINDS[i % len(ACTION_KINDS)], 60,
+                  seed=i, watch=list(written))
+
+
+def test_typed_attributes_written_back_to_python_numbers_and_copied():
+    """A numpy value then a Python one (the default step again), and a
+    typed env's deep copy and pickle, keep stepping as Gymnasium."""
+    for kind, name, value, back in [("Pendulum", "m", np.float32(1.3), 1.3),
+                                    ("Pendulum", "max_torque", np.float64(1.7), 2.0),
+                                    ("MountainCarContinuous", "power", np.float16(0.004), 0.0015)]:
+        ref, ours = make_pair(kind)
+        for env in (ref, ours):
+            env.reset(seed=14)
+            setattr(env, name, value)
+        run_typed(ref, ours, kind, "float32", 20, seed=14, watch=[name])
+        for dup in (copy.deepcopy(ours), pickle.loads(pickle.dumps(ours))):
+            assert same_value(getattr(dup, name), value)
+            run_typed(copy.deepcopy(ref), dup, kind, "float64", 20, seed=15, watch=[name])
+        for env in (ref, ours):
+            setattr(env, name, back)
+        assert not ours.batch.params_buffer.view(
+            ccgym._core.env_info(kind).params_dtype)[0]["typed"]
+        run_typed(ref, ours, kind, "float32", 20, seed=16, watch=[name])
+        run_typed(ref, ours, kind, "int8", 20, seed=17, watch=[name])
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_numpy_constructor_values_compute_in_their_type(dtype):
+    """PendulumEnv(g=np.float32(...)) keeps g in float32 as Gymnasium does
+    (3 * g in float32); so does MountainCarContinuous's goal_velocity."""
+    for kind, kwargs in [("Pendulum", {"g": dtype(9.81)}),
+                         ("MountainCarContinuous", {"goal_velocity": dtype(0.0013)})]:
+        ref, ours = GYM[kind](**kwargs), OURS[kind](**kwargs)
+        name = next(iter(kwargs))
+        compare_attrs(ref, ours, [name], "constructed")
+        for env in (ref, ours):
+            env.reset(seed=18)
+            if kind == "MountainCarContinuous":
+                env.state = np.array([0.44, 0.0], np.float32)
+        run_typed(ref, ours, kind, "float32", 60, seed=18, watch=[name])
+
+
+@pytest.mark.parametrize("max_torque", [2.0, np.float64(2.0), np.float32(2.0)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16])
+def test_pendulum_nan_action_last_u_is_nan_not_none(max_torque, dtype):
+    """A NaN torque passes np.clip: Gymnasium's last_u is a NaN of u's dtype
+    (None only before the first step of an episode)."""
+    ref, ours = make_pair("Pendulum")
+    for env in (ref, ours):
+        env.reset(seed=19)
+        env.max_torque = max_torque
+    compare_attrs(ref, ours, ["last_u"], "reset")
+    for a in ([np.nan], [0.5], [np.nan]):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            r, o = ref.step(np.array(a, dtype)), ours.step(np.array(a, dtype))
+        assert r[0].tobytes() == o[0].tobytes() and bits(r[1]) == bits(o[1])
+        assert type(ref.last_u) is type(ours.last_u)
+        assert np.array_equal(ref.last_u, ours.last_u, equal_nan=True)
+        for env in (ref, ours):
+            env.reset(seed=20)
+            env.step(np.array([0.1], dtype))

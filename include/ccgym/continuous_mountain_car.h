@@ -10,6 +10,11 @@
 
 typedef struct ccgym_continuous_mountain_car_params {
     double min_position, max_position, max_speed, goal_position, goal_velocity, power;
+    /* Each attribute's type (ccgym/nptype.h CCGYM_T_*): a Python number, or
+     * the numpy scalar type the single env's attribute was given. */
+    int64_t min_position_t, max_position_t, max_speed_t, goal_position_t, goal_velocity_t,
+        power_t;
+    int64_t typed; /* some *_t is not CCGYM_T_PY: the step takes the typed path */
 } ccgym_continuous_mountain_car_params;
 
 /* Gymnasium keeps the state as a float64 array right after reset and as a
@@ -20,6 +25,8 @@ typedef struct ccgym_continuous_mountain_car_state {
     int64_t state_f32;
 } ccgym_continuous_mountain_car_state;
 
+/* Gymnasium's defaults but goal_velocity and power; every attribute a
+ * Python number (the *_t tags CCGYM_T_PY). */
 void ccgym_continuous_mountain_car_params_init(ccgym_continuous_mountain_car_params *p,
                                                double goal_velocity, double power);
 

@@ -21,10 +21,13 @@ attributes together, :data:`INT_PRODUCTS`) and floats everywhere, as
 Gymnasium's defaults are; numpy float64/int32/int64 scalars where Gymnasium's
 arithmetic with them is the same as with a Python float
 (:data:`NUMPY_SCALAR_OK`), numpy float32/float16 ones where numpy promotes
-them to float64 at every use (:data:`NUMPY_NARROW_OK`). Anything else (those
-elsewhere, 0-d arrays, unsigned or 8/16-bit ints, bools, strings) raises
-TypeError: with it Gymnasium would compute in another precision or type,
-which ccgym does not model (README, "Drop-in compatibility").
+them to float64 at every use (:data:`NUMPY_NARROW_OK`); and numpy
+float16/float32/float64/int32/int64 scalars for the attributes whose type
+the C params carry (:data:`TYPED`: the step computes with them in numpy's
+promotion, ccgym/nptype.h). Anything else (those elsewhere, 0-d arrays,
+unsigned or 8/16-bit ints, bools, strings) raises TypeError: with it
+Gymnasium would compute in another precision or type, which ccgym does not
+model (README, "Drop-in compatibility").
 
 Package-internal.
 """
@@ -102,6 +105,66 @@ INT_PRODUCTS: dict[str, frozenset[str]] = {
                           "LINK_COM_POS_2", "LINK_MOI"}),
 }
 _MAX_PRODUCT_INT = 2 ** 17
+
+# Attributes whose numpy type the C params carry (a tag field "<field>_t",
+# ccgym/nptype.h: 0 a Python number, 1 float16, 2 float32, 3 float64 or a
+# numpy int32/int64, which compute as float64 values here): the kernel's
+# typed step computes with them as numpy 2 does (NEP 50), line by line.
+TYPED: dict[str, frozenset[str]] = {
+    "Pendulum": frozenset({"g", "m", "l", "max_torque"}),
+    "MountainCarContinuous": frozenset(GYM_PARAMS["MountainCarContinuous"]),
+}
+_TAGS = {np.float16: 1, np.float32: 2, np.float64: 3, np.int32: 3, np.int64: 3}
+TYPED_SCALARS = tuple(_TAGS)
+# Typed attributes that numpy int32 scalars would overflow in Gymnasium's
+# int32 products (m * l**2): np.int64 only.
+_NO_INT32: dict[str, frozenset[str]] = {"Pendulum": frozenset({"m", "l"})}
+
+# The attribute a continuous action meets first in Gymnasium's step
+# (np.clip(u, -max_torque, ...); force * power): a float16/float32 value of
+# it makes numpy compute a bool or 8/16-bit integer action in float16 or
+# float32, which the env then passes to C as an array of that dtype.
+ACTION_OPERAND: dict[str, str] = {"Pendulum": "max_torque", "MountainCarContinuous": "power"}
+
+
+def typed_number(kind: str, name: str, value: Any) -> tuple[float, int]:
+    """(the float C stores, its type tag) of a TYPED attribute's value, or
+    TypeError/ValueError."""
+    t = type(value)
+    if t is float or t is int:
+        return number(kind, name, value), 0
+    if t in _TAGS:
+        limit = _MAX_PRODUCT_INT if name in INT_PRODUCTS.get(kind, ()) else _MAX_EXACT_INT
+        if t is np.int32 and name in _NO_INT32.get(kind, ()):
+            raise TypeError(
+                f"{name} = {value!r} (int32): Gymnasium's m * l**2 would compute in int32, "
+                "which overflows; assign a Python int or np.int64")
+        if t in (np.int32, np.int64) and (abs(int(value)) > limit
+                                          or int(value) == np.iinfo(t).min):
+            raise ValueError(f"{name} = {value!r}: beyond the ints computed exactly ({limit})")
+        return float(value), _TAGS[t]
+    return number(kind, name, value), 0  # raises for what no path takes
+
+
+def cast_action(action: Any, attribute_dtype: np.dtype) -> Any:
+    """A bool or small-int continuous action as numpy computes it against an
+    attribute of attribute_dtype (float16/float32): an array of the promoted
+    float dtype, which holds its values exactly; any other action as it is."""
+    if isinstance(action, np.ndarray):
+        dt = action.dtype
+    elif isinstance(action, (list, tuple)):
+        try:
+            dt = np.asarray(action).dtype
+        except Exception:  # the step's own checks raise for it
+            return action
+    else:
+        return action
+    if dt.kind in "biu":
+        to = np.result_type(dt, attribute_dtype)
+        if to.kind == "f" and to.itemsize < 8:
+            return np.asarray(action).astype(to)
+    return action
+
 
 def _book(value: Any) -> bool:
     # Gymnasium reads anything but "nips" as "book"; a typo is refused here.
@@ -234,8 +297,12 @@ class ParamAttribute:
             return
         kind = env.kind
         field = GYM_PARAMS[kind][self.name]
+        tag_change: dict[str, int] = {}
         if self.name in SWITCHES:
             c_value = float(SWITCHES[self.name](value))
+        elif self.name in TYPED.get(kind, ()):
+            c_value, tag = typed_number(kind, self.name, value)
+            tag_change[field + "_t"] = tag
         else:
             c_value = number(kind, self.name, value)
             if (kind == "CartPole" and type(value) in (np.float32, np.float16)
@@ -246,8 +313,12 @@ class ParamAttribute:
                     f"{value.dtype}; assign a Python float, or the state as a float64 array")
         if self.check is not None:
             self.check(self.name, c_value)
-        env._write_params({field: c_value})
+        env._write_params({field: c_value, **tag_change})
         env.__dict__.setdefault("_attr_faces", {})[self.name] = value
+        if ACTION_OPERAND.get(kind) == self.name:
+            narrow = type(value) in (np.float16, np.float32)
+            env.__dict__["_narrow_action"] = np.dtype(type(value)) if narrow else None
+            env._bind_step()
 
 
 def install(cls: type, checks: dict[str, Callable[[Any, Any], None]] | None = None) -> type:

@@ -107,6 +107,13 @@ class _CoreEnv(gym.Env):
             def __init__(self, *args: Any, **kw: Any) -> None:
                 init(self, *args, **kw)
                 self.__dict__["_attr_live"] = True
+                # A numpy value given to the constructor (Pendulum's g,
+                # MountainCarContinuous's goal_velocity) computes in its type,
+                # as Gymnasium's attribute does: written again, live.
+                faces = self.__dict__.get("_attr_faces", {})
+                for name in _attributes.TYPED.get(getattr(self, "kind", ""), ()):
+                    if type(faces.get(name)) in _attributes.TYPED_SCALARS:
+                        setattr(self, name, faces[name])
 
             cls.__init__ = __init__
 
@@ -121,7 +128,7 @@ class _CoreEnv(gym.Env):
         # A mutable state object may change before the step; a written one
         # (even a tuple) stops being the state at the step.
         if synced or (handed is not None and (handed[2] is not None or handed[3])) \
-                or "_watched" in d:
+                or "_watched" in d or d.get("_narrow_action") is not None:
             self.step = self._step_synced
         elif self.render_mode == "human":
             self.step = self._step_and_show
@@ -221,6 +228,9 @@ class _CoreEnv(gym.Env):
         handed-out state written back, an assigned Generator kept in step,
         drawing in render_mode="human"."""
         handed = "_handed" in self.__dict__
+        narrow = self.__dict__.get("_narrow_action")
+        if narrow is not None:  # a float16/float32 max_torque or power
+            action = _attributes.cast_action(action, narrow)
         self._sync()  # raises (env unchanged) for a state it refuses
         if self.__dict__.get("_foreign_rng"):
             result = self._step_foreign(action)
@@ -833,6 +843,10 @@ class Continuous_MountainCarEnv(_ContinuousEnv):  # noqa: N801 (Gymnasium's name
         return np.sin(3 * xs) * 0.45 + 0.55
 
 
+# Pendulum's last_u_t (ccgym/nptype.h CCGYM_T_*): u's numpy type (0: None).
+_U_TYPES = {1: np.float16, 2: np.float32, 3: np.float64}
+
+
 class PendulumEnv(_ContinuousEnv):
     """Pendulum-v1: swing a pendulum up with a torque in [-2, 2].
 
@@ -863,7 +877,7 @@ class PendulumEnv(_ContinuousEnv):
         )
         self.observation_space = spaces.Box(low=-high, high=high, dtype=np.float32)
 
-    _fresh_state = {"last_u": math.nan}
+    _fresh_state = {"last_u": math.nan, "last_u_t": 0}
 
     def _read_state(self) -> np.ndarray:
         """(theta, theta_dot) as float64."""
@@ -887,17 +901,19 @@ class PendulumEnv(_ContinuousEnv):
     @property
     def last_u(self) -> np.floating | None:
         """The last clipped torque as Gymnasium keeps it (``np.clip(u, ..)[0]``):
-        a numpy scalar of the dtype Gymnasium's np.clip gives the action
-        (float32 for float32 actions, float16, else float64); None before the
-        first step of an episode, absent before the first reset (as in
-        Gymnasium). Only rendering reads it; settable."""
+        a numpy scalar of the dtype Gymnasium's np.clip gives the action and
+        max_torque (float32 for float32 actions and a Python max_torque,
+        float16, else float64), kept by the C step; None before the first
+        step of an episode, absent before the first reset (as in Gymnasium).
+        Only rendering reads it; settable."""
         if not self._core.has_reset:
             raise self._unset("last_u")
         written, value = self._written_value("last_u")
         if written:
             return value
-        u = float(self._state_fields()["last_u"])
-        return None if math.isnan(u) else self._core.last_action_dtype.type(u)
+        f = self._state_fields()
+        dtype = _U_TYPES.get(int(f["last_u_t"]))  # None: no action since reset
+        return None if dtype is None else dtype(float(f["last_u"]))
 
     @last_u.setter
     def last_u(self, value: Any) -> None:
@@ -908,7 +924,8 @@ class PendulumEnv(_ContinuousEnv):
                 u = float(value)
             except (TypeError, ValueError):
                 raise TypeError(f"last_u must be None or a real number, got {value!r}") from None
-        self._write_state({"last_u": u})
+        tag = 0 if value is None else {np.float16: 1, np.float32: 2}.get(type(value), 3)
+        self._write_state({"last_u": u, "last_u_t": tag})
         self._remember_written("last_u", value)
 
 
