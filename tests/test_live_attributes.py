@@ -1293,3 +1293,57 @@ def test_pendulum_nan_action_last_u_is_nan_not_none(max_torque, dtype):
         for env in (ref, ours):
             env.reset(seed=20)
             env.step(np.array([0.1], dtype))
+
+
+# Pendulum attribute values with which Gymnasium's step raises (Python
+# numbers: a zero divisor, l**2 overflowing) or computes inf/NaN (numpy).
+STEP_RAISING = [
+    {"l": 0}, {"l": 0.0}, {"l": -0.0}, {"m": 0}, {"m": 0.0}, {"l": 1e200},
+    {"l": 1e-200, "m": 1e-10},   # m * l**2 underflows to 0.0
+    {"l": 1e-170},               # l**2 underflows to 0.0
+    {"l": 0.0, "g": np.float32(10)},  # 3 * g / (2 * l) is numpy's; 3.0 / (m * l**2) raises
+]
+STEP_NUMPY_ZERO = [{"l": np.float64(0.0)}, {"m": np.float32(0.0)}, {"l": np.float32(0.0), "m": 2.0}]
+
+
+@pytest.mark.parametrize("values", STEP_RAISING, ids=[repr(v) for v in STEP_RAISING])
+def test_pendulum_attributes_gymnasium_steps_raise_with(values):
+    """The step raises Gymnasium's exception (type and message), the env
+    unchanged; after a good value is written back both step on alike."""
+    ref, ours = make_pair("Pendulum")
+    for env in (ref, ours):
+        env.reset(seed=5)
+    run(ref, ours, "Pendulum", 3, seed=1)
+    for env in (ref, ours):
+        for name, value in values.items():
+            setattr(env, name, value)
+    before = ours.get_state()
+    a = actions("Pendulum", 1, 2)[0]
+    with np.errstate(all="ignore"), pytest.raises((ZeroDivisionError, OverflowError)) as want:
+        ref.step(a)
+    with pytest.raises(want.type) as got:
+        ours.step(a)
+    assert str(got.value) == str(want.value)
+    after = ours.get_state()
+    assert all(np.array_equal(before[k], after[k], equal_nan=True) for k in before
+               if isinstance(before[k], np.ndarray))
+    for env in (ref, ours):
+        for name in values:
+            setattr(env, name, 1.0)
+    run(ref, ours, "Pendulum", 20, seed=3, watch=["last_u"])
+
+
+@pytest.mark.parametrize("values", STEP_NUMPY_ZERO, ids=[repr(v) for v in STEP_NUMPY_ZERO])
+def test_pendulum_numpy_zero_attributes_step_as_gymnasium(values):
+    """With a numpy zero the division is numpy's (inf/NaN, no exception):
+    ccgym steps as Gymnasium does."""
+    ref, ours = make_pair("Pendulum")
+    for env in (ref, ours):
+        env.reset(seed=5)
+        for name, value in values.items():
+            setattr(env, name, value)
+    with np.errstate(all="ignore"):
+        for t, a in enumerate(actions("Pendulum", 10, 4)):
+            r, o = ref.step(a), ours.step(a)
+            assert np.array_equal(r[0], o[0], equal_nan=True), (t, o[0], r[0])
+            assert np.array_equal(r[1], o[1], equal_nan=True), (t, o[1], r[1])

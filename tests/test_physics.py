@@ -322,3 +322,55 @@ def test_integer_and_float32_arrays_are_accepted_exactly():
                                         for m, ll in zip(m32, [1, 2, 1, 1])], n=4)
     compare(ours, theirs, "Pendulum-v1", 400, 0, np.random.default_rng(3))
     theirs.close()
+
+
+def test_pendulum_physics_gymnasium_steps_raise_with_are_refused():
+    """l = 0, m * l**2 = 0 or l**2 overflowing: Gymnasium's step raises
+    (ZeroDivisionError/OverflowError) with those Python floats; the vector
+    env refuses them (ValueError), and set_physics leaves the env as it was."""
+    for bad in ({"l": 0.0}, {"m": np.r_[1.0, 0.0, np.ones(N - 2)]},
+                {"l": 1e200}, {"l": 1e-200, "m": 1e-10}):
+        with pytest.raises(ValueError, match="Gymnasium's step raises"):
+            ccgym.make_vec("Pendulum-v1", num_envs=N, **bad)
+        env = ccgym.make_vec("Pendulum-v1", num_envs=N)
+        before = env.get_physics()
+        with pytest.raises(ValueError, match="Gymnasium's step raises"):
+            env.set_physics(**bad)
+        assert env.get_physics() == before
+
+
+@pytest.mark.parametrize("make", ["vector", "sb3"])
+def test_batched_numpy_scalars_gymnasium_computes_in_their_type_are_refused(make):
+    """np.float32 g: Gymnasium's Pendulum (SyncVectorEnv, DummyVecEnv)
+    computes 3 * g in float32; the batched kernels compute in float64, so
+    the vector and SB3 envs refuse it (the single env computes it). A numpy
+    float64 computes as a Python float and is taken."""
+    if make == "vector":
+        def build(**kw):
+            return ccgym.make_vec("Pendulum-v1", num_envs=N, **kw)
+    else:
+        sb3 = pytest.importorskip("ccgym.sb3", reason="needs stable-baselines3",
+                                  exc_type=ImportError)
+
+        def build(**kw):
+            return sb3.make_vec_env("Pendulum-v1", N, env_kwargs=kw)
+    values = [np.float32(9.81), np.float16(9.81)]
+    if make == "vector":  # the SB3 env's single-env prototype refuses 0-d arrays first
+        values.append(np.array(9.81, dtype=np.float32))
+    for value in values:
+        with pytest.raises(TypeError, match="batched envs compute with float64"):
+            build(g=value)
+    build(g=np.float64(9.81))
+    if make == "vector":
+        with pytest.raises(TypeError, match="batched envs compute with float64"):
+            build(m=np.float32(2.0))
+        env = build()
+        before = env.get_physics()
+        with pytest.raises(TypeError, match="batched envs compute with float64"):
+            env.set_physics(l=np.float32(2.0))
+        assert env.get_physics() == before
+    else:
+        env = build()
+        with pytest.raises(TypeError, match="batched envs compute with float64"):
+            env.set_attr("g", np.float32(3.0))
+        assert env.get_attr("g") == [10.0] * N

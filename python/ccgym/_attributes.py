@@ -234,6 +234,31 @@ def number(kind: str, name: str, value: Any) -> float:
         "arithmetic with it would use another precision or type, which ccgym does not model")
 
 
+def step_error(kind: str, faces: dict[str, Any]) -> Exception | None:
+    """The exception Gymnasium's step raises, whatever the state and action,
+    with these attribute values, else None. Pendulum's step computes
+    ``3 * g / (2 * l)`` and ``3.0 / (m * l**2)``: with Python numbers a zero
+    divisor raises ZeroDivisionError and ``l**2`` of a huge float raises
+    OverflowError (numpy scalars give inf or NaN instead, which the kernel
+    computes as numpy does). Evaluated here with Gymnasium's own
+    expressions on the Python numbers, so the exception is Python's."""
+    if kind != "Pendulum":
+        return None
+    g, m, l = faces.get("g", 10.0), faces.get("m", 1.0), faces.get("l", 1.0)  # noqa: E741
+    py = (int, float)
+    if type(l) not in py:
+        return None
+    try:
+        if type(g) in py:
+            3 * g / (2 * l)
+        squared = l**2
+        if type(m) in py:
+            3.0 / (m * squared)
+    except (ZeroDivisionError, OverflowError) as e:
+        return e
+    return None
+
+
 def python_number_state(value: Any) -> bool:
     """Whether a written state holds Python ints/floats (not numpy scalars):
     Gymnasium's CartPole then computes x + tau * x_dot with them directly."""
@@ -315,6 +340,8 @@ class ParamAttribute:
             self.check(self.name, c_value)
         env._write_params({field: c_value, **tag_change})
         env.__dict__.setdefault("_attr_faces", {})[self.name] = value
+        if kind == "Pendulum":
+            env._bind_step()  # step_error may have changed
         if ACTION_OPERAND.get(kind) == self.name:
             narrow = type(value) in (np.float16, np.float32)
             env.__dict__["_narrow_action"] = np.dtype(type(value)) if narrow else None

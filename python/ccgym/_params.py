@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from ccgym import _core
+from ccgym import _attributes, _core
 
 def _defaults(kind: str, **changes: Any) -> dict[str, Any]:
     """The inputs of kind's params_init: Gymnasium's defaults as the env's C def
@@ -53,12 +53,15 @@ PHYSICS = {
 }
 
 
-def physics_value(name: str, value: Any, num_envs: int) -> float | np.ndarray:
-    """A physical parameter as a float or a float64 array of length num_envs."""
+def physics_value(kind: str, name: str, value: Any, num_envs: int) -> float | np.ndarray:
+    """A physical parameter of a batched env as a float or a float64 array of
+    length num_envs (an array's values are taken as floats, each instance's
+    value; a scalar is checked by :func:`batch_scalar`)."""
     if np.ndim(value) == 0:
         number = _number(name, value.item() if isinstance(value, np.ndarray) else value)
         if not math.isfinite(number):
             raise ValueError(f"{name} must be finite, got {number}")
+        batch_scalar(kind, name, value)
         return number
     arr = np.asarray(value)
     if arr.dtype.kind not in "fiu":
@@ -71,6 +74,66 @@ def physics_value(name: str, value: Any, num_envs: int) -> float | np.ndarray:
     if not np.all(np.isfinite(arr)):
         raise ValueError(f"{name} must be finite")
     return arr
+
+
+# params field -> Gymnasium attribute, per kind (the inverse of GYM_PARAMS).
+_FIELD_ATTRIBUTE = {kind: {field: attr for attr, field in names.items()}
+                    for kind, names in _attributes.GYM_PARAMS.items()}
+
+
+def batch_scalar(kind: str, name: str, value: Any) -> None:
+    """Refuses a scalar keyword value of a batched env (the vector and SB3
+    envs) that Gymnasium's env would compute with in its own precision or
+    type. The batched kernels compute with float64 values, i.e. as
+    Gymnasium does with a Python float: a numpy scalar (or 0-d array) is
+    taken where the single env's attribute takes it without a type tag
+    (:func:`ccgym._attributes.number`), and raises TypeError elsewhere, as
+    np.float32 ``g`` for Pendulum (``3 * g`` is float32 arithmetic in
+    Gymnasium's SyncVectorEnv); the single env computes those exactly."""
+    attribute = _FIELD_ATTRIBUTE[kind].get(name)
+    if attribute is None or attribute in _attributes.SWITCHES:
+        return
+    if isinstance(value, np.ndarray):
+        value = value[()]
+    if not isinstance(value, np.number):
+        return  # Python numbers: floats to C; anything else: _number's TypeError
+    try:
+        _attributes.number(kind, attribute, value)
+    except TypeError as e:
+        raise TypeError(
+            f"{e}. ccgym's batched envs compute with float64 values; Gymnasium's env's "
+            "arithmetic in the value's own type is modelled by ccgym's single env "
+            f"(gym.make('ccgym/{kind}...'), or make_vec with vectorization_mode='sync')"
+        ) from None
+
+
+def check_physics(kind: str, physics: dict[str, Any]) -> None:
+    """Refuses (ValueError) a batched env's physics for which Gymnasium's
+    step raises whatever the state and action, the instances' values being
+    Python floats there (:func:`ccgym._attributes.step_error`: Pendulum's
+    ``l`` or ``m * l**2`` zero, ``l**2`` overflowing)."""
+    if kind != "Pendulum":
+        return
+    l, m = np.broadcast_arrays(np.atleast_1d(np.asarray(physics["l"], dtype=np.float64)),  # noqa: E741
+                               np.atleast_1d(np.asarray(physics["m"], dtype=np.float64)))
+    with np.errstate(all="ignore"):
+        squared = l * l
+        bad = (l == 0) | np.isinf(squared) | (m * squared == 0)
+    if np.any(bad):
+        i = int(np.flatnonzero(bad)[0])
+        li, mi = float(l[i]), float(m[i])
+        error = _attributes.step_error(kind, {"g": 10.0, "m": mi, "l": li})
+        raise ValueError(f"Pendulum with l = {li!r}, m = {mi!r} (instance {i}): Gymnasium's "
+                         f"step raises {type(error).__name__} ({error}) in 3 * g / (2 * l) "
+                         "or 3.0 / (m * l**2)")
+
+
+def batch_params(kind: str, kwargs: dict[str, Any]) -> dict[str, Any]:
+    """PARAMS[kind](**kwargs) for a batched env: each scalar checked by
+    :func:`batch_scalar` first."""
+    for name, value in kwargs.items():
+        batch_scalar(kind, name, value)
+    return PARAMS[kind](**kwargs)
 
 
 # One per kind of the registry (tests/test_env_table.py checks they match).

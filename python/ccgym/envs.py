@@ -123,6 +123,12 @@ class _CoreEnv(gym.Env):
         # assigned Generator in step with the C stream (Acrobot's noise), or
         # writing back a handed-out `state` the caller may have mutated.
         d = self.__dict__
+        error = _attributes.step_error(self.kind, d.get("_attr_faces", {}))
+        if error is not None:
+            d["_step_error"] = error
+            self.step = self._step_refused
+            return
+        d.pop("_step_error", None)
         synced = d.get("_user_rng") is not None and self.kind == "Acrobot"
         handed = d.get("_handed")
         # A mutable state object may change before the step; a written one
@@ -222,6 +228,16 @@ class _CoreEnv(gym.Env):
             return fn(*args)
         finally:
             self._rng_from_core()
+
+    def _step_refused(self, action: Any):
+        """step() while Gymnasium's step raises whatever the state and action
+        (Pendulum with a Python zero ``l`` or ``m``: _attributes.step_error):
+        the same exception, the env unchanged (Gymnasium's has set
+        ``last_u`` by then). Before a reset, the reset-needed error."""
+        if not self._core.has_reset:
+            return self._core.step1(action)
+        error = self.__dict__["_step_error"]
+        raise type(error)(*error.args)
 
     def _step_synced(self, action: Any):
         """step() when something must happen around the core's step1: a

@@ -47,7 +47,7 @@ from ccgym._frontend import (
     parse_reset_options,
     reset_needed,
 )
-from ccgym._params import PARAMS
+from ccgym._params import PARAMS, batch_params
 
 __all__ = ["VecEnv", "VecMonitor", "make_vec_env"]
 
@@ -113,7 +113,7 @@ class VecEnv(_SB3VecEnv):
         self.max_episode_steps = int(max_episode_steps)
         self.num_threads = int(num_threads)
         self._core = _core.Batch(
-            self._kind, int(num_envs), PARAMS[self._kind](**env_kwargs),
+            self._kind, int(num_envs), batch_params(self._kind, env_kwargs),
             self.max_episode_steps, _core.AUTORESET_SAME_STEP, self.num_threads,
         )
         # step_wait copies what it returns; each public call below is one
@@ -280,7 +280,7 @@ class VecEnv(_SB3VecEnv):
 
     def _set_param(self, attr_name: str, value: Any) -> None:
         kwargs = {**self.env_kwargs, attr_name: value}
-        self._core.set_params(PARAMS[self._kind](**kwargs))
+        self._core.set_params(batch_params(self._kind, kwargs))
         self.env_kwargs = kwargs
 
     def env_method(self, method_name: str, *method_args, indices: VecEnvIndices = None,

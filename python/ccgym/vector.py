@@ -30,7 +30,7 @@ from ccgym._frontend import (
     reset_needed,
     warn_no_render_mode,
 )
-from ccgym._params import PARAMS, PHYSICS, physics_value
+from ccgym._params import PHYSICS, batch_params, check_physics, physics_value
 from ccgym._registration import ENV_IDS, vector_class_name
 
 __all__ = ["VectorEnv"]  # + one subclass per id, e.g. CartPole_v1 (see the end)
@@ -140,14 +140,15 @@ class VectorEnv(gym.vector.VectorEnv):
                 'render_mode="rgb_array" and wrap it in gymnasium.wrappers.vector.HumanRendering')
         single_cls = env_class(self.env_id)
         kind = self._kind = single_cls.kind
-        physics = {k: physics_value(k, v, int(num_envs))
+        physics = {k: physics_value(kind, k, v, int(num_envs))
                    for k, v in env_kwargs.items() if k in PHYSICS[kind]}
         gym_kwargs = {k: v for k, v in env_kwargs.items() if k not in PHYSICS[kind]}
         # One single env gives the spaces and metadata, and checks the other
         # kwargs and render_mode exactly as the single-env constructor does.
         proto = single_cls(render_mode=render_mode, **gym_kwargs)
         self._physics = {**PHYSICS[kind], **physics}
-        params = {**PARAMS[kind](**gym_kwargs), **self._physics}
+        check_physics(kind, self._physics)
+        params = {**batch_params(kind, gym_kwargs), **self._physics}
         # Thread safety: the core's guard. step is one core call; reset,
         # snapshots and set_physics run under it with Batch.exclusive, so a
         # second thread's call gets a RuntimeError instead of landing between
@@ -356,8 +357,10 @@ class VectorEnv(gym.vector.VectorEnv):
                 f"expected some of {sorted(PHYSICS[self._kind])}"
             )
         physics = {**self._physics,
-                   **{k: physics_value(k, v, self.num_envs) for k, v in params.items()}}
-        self._core.set_params({**PARAMS[self._kind](**self._gym_kwargs()), **physics})
+                   **{k: physics_value(self._kind, k, v, self.num_envs)
+                      for k, v in params.items()}}
+        check_physics(self._kind, physics)
+        self._core.set_params({**batch_params(self._kind, self._gym_kwargs()), **physics})
         self._physics = physics
 
     def get_state(self) -> dict[str, Any]:
