@@ -86,7 +86,8 @@ NUMPY_SCALAR_OK: dict[str, frozenset[str]] = {
 NUMPY_NARROW_OK: dict[str, frozenset[str]] = {
     "CartPole": frozenset(GYM_PARAMS["CartPole"]) - {"kinematics_integrator",
                                                       "_sutton_barto_reward"},
-    # Only compared with (or clipped against) the float64 position/velocity.
+    # Only compared with (or clipped against) the float64 position/velocity
+    # (the batched envs' rule; the single env takes all seven: TYPED).
     "MountainCar": frozenset({"min_position", "max_position", "goal_position",
                               "goal_velocity"}),
     "MountainCarContinuous": frozenset(),
