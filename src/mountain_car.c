@@ -3,16 +3,22 @@
 #include "ccgym/driver.h"
 #include "ccgym/mountain_car.h"
 #include "ccgym/npmath.h"
+#include "ccgym/nptype.h"
 
 /* Gymnasium's MountainCarEnv: layouts, defaults, params_init's inputs. */
 static const ccgym_field ccgym_mountain_car_state_fields[] = {
     CCGYM_FIELD(ccgym_mountain_car_state, position, CCGYM_FIELD_F64, 1, 0, 0),
     CCGYM_FIELD(ccgym_mountain_car_state, velocity, CCGYM_FIELD_F64, 1, 0, 0),
+    /* given position and velocity alone: numpy float64s, as after a step */
+    CCGYM_FIELD(ccgym_mountain_car_state, typed, CCGYM_FIELD_I64, 1, 0, 0),
+    CCGYM_FIELD(ccgym_mountain_car_state, position_t, CCGYM_FIELD_I64, 1, 0, CCGYM_T_F64),
+    CCGYM_FIELD(ccgym_mountain_car_state, velocity_t, CCGYM_FIELD_I64, 1, 0, CCGYM_T_F64),
 };
 
 #define PHYS (CCGYM_PARAM_INPUT | CCGYM_PARAM_PHYSICS)
 #define FLAG (CCGYM_PARAM_INPUT | CCGYM_PARAM_BOOL)
 #define DERIVED CCGYM_PARAM_DERIVED
+#define INPUT CCGYM_PARAM_INPUT
 static const ccgym_field ccgym_mountain_car_param_fields[] = {
     CCGYM_FIELD(ccgym_mountain_car_params, min_position, CCGYM_FIELD_F64, 1, DERIVED, 0),
     CCGYM_FIELD(ccgym_mountain_car_params, max_position, CCGYM_FIELD_F64, 1, DERIVED, 0),
@@ -21,14 +27,36 @@ static const ccgym_field ccgym_mountain_car_param_fields[] = {
     CCGYM_FIELD(ccgym_mountain_car_params, goal_velocity, CCGYM_FIELD_F64, 1, CCGYM_PARAM_INPUT, 0),
     CCGYM_FIELD(ccgym_mountain_car_params, force, CCGYM_FIELD_F64, 1, PHYS, 0.001),
     CCGYM_FIELD(ccgym_mountain_car_params, gravity, CCGYM_FIELD_F64, 1, PHYS, 0.0025),
+    /* the attributes' types (ccgym/nptype.h), set by the single env */
+    CCGYM_FIELD(ccgym_mountain_car_params, min_position_t, CCGYM_FIELD_I64, 1, INPUT, 0),
+    CCGYM_FIELD(ccgym_mountain_car_params, max_position_t, CCGYM_FIELD_I64, 1, INPUT, 0),
+    CCGYM_FIELD(ccgym_mountain_car_params, max_speed_t, CCGYM_FIELD_I64, 1, INPUT, 0),
+    CCGYM_FIELD(ccgym_mountain_car_params, goal_position_t, CCGYM_FIELD_I64, 1, INPUT, 0),
+    CCGYM_FIELD(ccgym_mountain_car_params, goal_velocity_t, CCGYM_FIELD_I64, 1, INPUT, 0),
+    CCGYM_FIELD(ccgym_mountain_car_params, force_t, CCGYM_FIELD_I64, 1, INPUT, 0),
+    CCGYM_FIELD(ccgym_mountain_car_params, gravity_t, CCGYM_FIELD_I64, 1, INPUT, 0),
+    CCGYM_FIELD(ccgym_mountain_car_params, typed, CCGYM_FIELD_I64, 1, DERIVED, 0),
+    CCGYM_FIELD(ccgym_mountain_car_params, action_t, CCGYM_FIELD_I64, 1, DERIVED, 0),
 };
 #undef PHYS
 #undef FLAG
 #undef DERIVED
+#undef INPUT
 
 static void ccgym_mountain_car_params_init_values(void *p, const double *v)
 {
-    ccgym_mountain_car_params_init((ccgym_mountain_car_params *)p, v[0], v[1], v[2]);
+    /* v: goal_velocity, force, gravity, then the seven tags (the input fields' order) */
+    ccgym_mountain_car_params *q = (ccgym_mountain_car_params *)p;
+    ccgym_mountain_car_params_init(q, v[0], v[1], v[2]);
+    q->min_position_t = (int64_t)v[3];
+    q->max_position_t = (int64_t)v[4];
+    q->max_speed_t = (int64_t)v[5];
+    q->goal_position_t = (int64_t)v[6];
+    q->goal_velocity_t = (int64_t)v[7];
+    q->force_t = (int64_t)v[8];
+    q->gravity_t = (int64_t)v[9];
+    q->typed = (q->min_position_t | q->max_position_t | q->max_speed_t | q->goal_position_t |
+                q->goal_velocity_t | q->force_t | q->gravity_t) != 0;
 }
 
 void ccgym_mountain_car_params_init(ccgym_mountain_car_params *p, double goal_velocity,
@@ -41,6 +69,87 @@ void ccgym_mountain_car_params_init(ccgym_mountain_car_params *p, double goal_ve
     p->goal_velocity = goal_velocity;
     p->force = force;
     p->gravity = gravity;
+    p->min_position_t = p->max_position_t = p->max_speed_t = CCGYM_T_PY;
+    p->goal_position_t = p->goal_velocity_t = p->force_t = p->gravity_t = CCGYM_T_PY;
+    p->typed = 0;
+    p->action_t = CCGYM_MC_ACTION_PY;
+}
+
+/* Gymnasium's step line by line, each value with its type (ccgym/nptype.h):
+ * for the attributes' types (the params' *_t tags), the action's
+ * (p->action_t) and the state's (s->typed, the *_t tags). force_t may be
+ * CCGYM_MC_FORCE_INT, a Python int: (action - 1) * force is then an
+ * integer of the action's type. Used only when some type is not the
+ * default's (ccgym_mountain_car_step's one flag test). */
+static CCGYM_COLD void mc_step_typed(const ccgym_mountain_car_params *p,
+                                     ccgym_mountain_car_state *s, int64_t action, float *obs,
+                                     uint8_t *terminated)
+{
+#define MC_ATTR(NAME) ccgym_num_of(p->NAME, (int)p->NAME##_t)
+    const ccgym_num max_speed = MC_ATTR(max_speed), gravity = MC_ATTR(gravity);
+    const ccgym_num min_position = MC_ATTR(min_position), max_position = MC_ATTR(max_position);
+    const ccgym_num goal_position = MC_ATTR(goal_position);
+    const ccgym_num goal_velocity = MC_ATTR(goal_velocity);
+#undef MC_ATTR
+    const int force_int = p->force_t == CCGYM_MC_FORCE_INT;
+    const ccgym_num force = ccgym_num_of(p->force, force_int ? CCGYM_T_PY : (int)p->force_t);
+    int pt = CCGYM_T_F64, vt = CCGYM_T_F64;
+    if (s->typed) {
+        pt = (int)s->position_t;
+        vt = (int)s->velocity_t;
+    } else if (s->velocity == 0 && s->position == p->min_position) {
+        vt = CCGYM_MC_T_INT; /* the default step's wall hit */
+    }
+    ccgym_num position = ccgym_num_of(s->position, pt);
+    ccgym_num velocity = ccgym_num_of(s->velocity, vt == CCGYM_MC_T_INT ? CCGYM_T_PY : vt);
+
+    /* math.cos(3 * position) * (-self.gravity) */
+    const ccgym_num three_pos = ccgym_num_op(ccgym_num_py(3.0), position, CCGYM_OP_MUL);
+    const ccgym_num t2 =
+        ccgym_num_op(ccgym_num_py(cos(three_pos.v)), ccgym_num_neg(gravity), CCGYM_OP_MUL);
+    /* (action - 1) * self.force: a numpy int action promotes with a numpy
+     * float16 to float16 (8 bits), float32 (16) or float64 (32, 64 bits),
+     * with a Python float to float64; times a Python int it stays an int of
+     * its type, which meets t2 as that float type does (a Python float t2:
+     * float64). */
+    const double am1 = (double)(action - 1);
+    const int aeq = p->action_t == CCGYM_MC_ACTION_I8    ? CCGYM_T_F16
+                    : p->action_t == CCGYM_MC_ACTION_I16 ? CCGYM_T_F32
+                                                         : CCGYM_T_F64;
+    ccgym_num t1;
+    if (p->action_t == CCGYM_MC_ACTION_PY)
+        t1 = ccgym_num_op(ccgym_num_py(am1), force, CCGYM_OP_MUL);
+    else if (force_int)
+        t1 = ccgym_num_of(am1 * force.v, t2.t == CCGYM_T_PY ? CCGYM_T_F64 : aeq);
+    else if (force.t == CCGYM_T_PY)
+        t1 = ccgym_num_of(am1 * force.v, CCGYM_T_F64);
+    else
+        t1 = ccgym_num_op(ccgym_num_of(am1, aeq), force, CCGYM_OP_MUL);
+
+    /* velocity += t1 + t2; velocity = np.clip(velocity, -max_speed, max_speed) */
+    velocity = ccgym_num_op(velocity, ccgym_num_op(t1, t2, CCGYM_OP_ADD), CCGYM_OP_ADD);
+    velocity = ccgym_num_clip(ccgym_num_strong(velocity), ccgym_num_neg(max_speed), max_speed);
+    /* position += velocity; position = np.clip(position, min_position, max_position) */
+    position = ccgym_num_op(position, velocity, CCGYM_OP_ADD);
+    position = ccgym_num_clip(ccgym_num_strong(position), min_position, max_position);
+    vt = velocity.t;
+    if (ccgym_num_eq(position, min_position) && ccgym_num_lt(velocity, ccgym_num_py(0.0))) {
+        velocity = ccgym_num_py(0.0);
+        vt = CCGYM_MC_T_INT;
+    }
+    *terminated =
+        (uint8_t)(ccgym_num_ge(position, goal_position) && ccgym_num_ge(velocity, goal_velocity));
+
+    s->position = position.v;
+    s->velocity = velocity.v;
+    s->position_t = position.t;
+    s->velocity_t = vt;
+    /* The default step's types, which reading the state infers: typed 0. */
+    const int at_wall = velocity.v == 0 && position.v == p->min_position;
+    s->typed = !(position.t == CCGYM_T_F64 &&
+                 (vt == CCGYM_MC_T_INT ? at_wall : vt == CCGYM_T_F64 && !at_wall));
+    obs[0] = (float)position.v;
+    obs[1] = (float)velocity.v;
 }
 
 CCGYM_INLINE void ccgym_mountain_car_step(const ccgym_mountain_car_params *p,
@@ -49,6 +158,12 @@ CCGYM_INLINE void ccgym_mountain_car_step(const ccgym_mountain_car_params *p,
                                           uint8_t *terminated)
 {
     (void)rng;
+    *reward = -1.0;
+    /* Some attribute a numpy scalar, or the state not two numpy float64s. */
+    if (CCGYM_UNLIKELY(p->typed | s->typed)) {
+        mc_step_typed(p, s, *action, obs, terminated);
+        return;
+    }
     double position = s->position, velocity = s->velocity;
     velocity += (double)(*action - 1) * p->force + cos(3 * position) * (-p->gravity);
     velocity = ccgym_npy_clip(velocity, -p->max_speed, p->max_speed);
@@ -57,7 +172,6 @@ CCGYM_INLINE void ccgym_mountain_car_step(const ccgym_mountain_car_params *p,
     if (position == p->min_position && velocity < 0)
         velocity = 0;
     *terminated = (uint8_t)(position >= p->goal_position && velocity >= p->goal_velocity);
-    *reward = -1.0;
     s->position = position;
     s->velocity = velocity;
     obs[0] = (float)position;
@@ -68,9 +182,12 @@ static inline void ccgym_mountain_car_reset(const ccgym_mountain_car_params *p,
                                             ccgym_mountain_car_state *s, ccgym_pcg64 *rng,
                                             double low, double high, float *obs)
 {
-    (void)p;
     s->position = ccgym_pcg64_uniform(rng, low, high - low);
     s->velocity = 0.0;
+    /* Two numpy float64s: at min_position the velocity is not the int 0
+     * the default types would say it is there. */
+    s->typed = s->position == p->min_position;
+    s->position_t = s->velocity_t = CCGYM_T_F64;
     obs[0] = (float)s->position;
     obs[1] = 0.0f;
 }

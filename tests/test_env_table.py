@@ -44,6 +44,9 @@ TYPE_TAGS = {
     *(("MountainCarContinuous", f) for f in ("min_position_t", "max_position_t",
                                              "max_speed_t", "goal_position_t",
                                              "goal_velocity_t", "power_t", "typed")),
+    *(("MountainCar", f) for f in ("min_position_t", "max_position_t", "max_speed_t",
+                                   "goal_position_t", "goal_velocity_t", "force_t",
+                                   "gravity_t", "typed", "action_t")),
 }
 NOT_IN_GYM = TYPE_TAGS | {
     ("Pendulum", "sin_coef"), ("Pendulum", "torque_coef"),

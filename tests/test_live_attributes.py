@@ -211,14 +211,15 @@ def test_numpy_scalars_where_gymnasium_computes_the_same():
 
 
 @pytest.mark.parametrize(("kind", "name", "value"), [
-    ("MountainCar", "force", np.float32(0.002)),   # (action - 1) * force in float32
     ("Acrobot", "LINK_MASS_1", np.array(2.0)),
     ("MountainCar", "force", "0.002"),
     ("CartPole", "tau", True),
     ("CartPole", "gravity", 2 ** 60),
     # numpy values Gymnasium computes in another precision or type
-    ("MountainCar", "gravity", np.float32(0.003)),
-    ("MountainCar", "max_speed", np.float32(0.01)),
+    # (MountainCar's force/gravity/max_speed as np.float32 were refused here;
+    # they compute as Gymnasium now: test_mountain_car_typed_attributes_*)
+    ("MountainCar", "force", np.int16(1)),         # 16-bit ints: refused as before
+    ("MountainCar", "max_speed", np.longdouble(0.07)),
     ("Acrobot", "LINK_MASS_1", np.float32(2.0)),
     ("Acrobot", "dt", np.float32(0.1)),            # dt / 6.0 in float32 in rk4
     ("CartPole", "gravity", np.array(20.0)),       # a 0-d array: mutable
@@ -1347,3 +1348,130 @@ def test_pendulum_numpy_zero_attributes_step_as_gymnasium(values):
             r, o = ref.step(a), ours.step(a)
             assert np.array_equal(r[0], o[0], equal_nan=True), (t, o[0], r[0])
             assert np.array_equal(r[1], o[1], equal_nan=True), (t, o[1], r[1])
+
+
+# ------------------------------------------ MountainCar typed attributes
+# Gymnasium's MountainCar step computes (action - 1) * force in the action's
+# int type promoted with force's (np.int8 x float16 -> float16, np.int16 x
+# float32 -> float32, np.int64 x float32 -> float64, a Python int weak),
+# adds math.cos(3 * position) * (-gravity) in gravity's type, and keeps the
+# sum's type in the velocity when it is the Python int 0 (after a left-wall
+# hit), np.clip clipping at the bounds rounded to that type. ccgym's typed
+# step follows each value's type (include/ccgym/mountain_car.h).
+
+MC_VALUES = {"force": 0.0013, "gravity": 0.0027, "max_speed": 0.031, "min_position": -0.93,
+             "max_position": 0.43, "goal_position": 0.31, "goal_velocity": 0.0013}
+MC_ACTION_KINDS = ["int", "int64", "int32", "int16", "int8", "uint8", "uint16"]
+# Written starts: at the left wall moving left (a wall hit in the first
+# step), near it, and Python numbers (which take the step's numpy types).
+MC_STARTS = [None, np.array([-1.19, -0.05]), [-1.15, -0.04], (-1.2, 0),
+             [np.float64(-0.9), -0.01], np.array([0.45, 0.06])]
+
+
+def mc_actions(how: str, n: int, seed: int) -> list[Any]:
+    rng = np.random.default_rng(seed)
+    # Mostly left: the car reaches the left wall again and again.
+    raw = rng.choice(3, size=n, p=[0.55, 0.15, 0.3])
+    if how == "int":
+        return [int(a) for a in raw]
+    if how.startswith("uint"):
+        raw = np.maximum(raw, 1)  # an unsigned 0 wraps (refused: test_action_dtypes)
+    return [getattr(np, how)(a) if rng.random() < 0.5 else np.array(a, getattr(np, how))
+            for a in raw]
+
+
+def run_mc(ref: gym.Env, ours: gym.Env, how: str, n: int, seed: int, watch: Any,
+           start: Any = None) -> int:
+    """Steps both with mc_actions; compares obs, reward, flags, and the
+    state's elements (value and type) bit for bit after every step. Returns
+    the number of left-wall hits (the velocity the int 0)."""
+    hits = 0
+    for t, a in enumerate(mc_actions(how, n, seed)):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            r = ref.step(a)
+            o = ours.step(a)
+        where = f"MountainCar step {t} ({how} action {a!r})"
+        assert r[0].dtype == o[0].dtype == np.float32
+        assert r[0].tobytes() == o[0].tobytes(), f"{where}: obs {o[0]} vs {r[0]}"
+        assert type(r[1]) is type(o[1]) and bits(r[1]) == bits(o[1]), where
+        assert r[2] == o[2] and r[3] == o[3], where
+        assert same_value(ref.state, ours.state), f"{where}: state {ours.state!r} vs {ref.state!r}"
+        hits += type(ref.state[1]) is int
+        compare_attrs(ref, ours, watch, where)
+        if r[2] or t % 37 == 36:
+            for env in (ref, ours):
+                env.reset()
+                if start is not None:
+                    env.state = copy.copy(start)
+    return hits
+
+
+@pytest.mark.parametrize("name", ["force", "gravity", "max_speed"])
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+@pytest.mark.parametrize("how", MC_ACTION_KINDS)
+def test_mountain_car_typed_attributes_compute_as_gymnasium(name, dtype, how):
+    hits = 0
+    for i, start in enumerate(MC_STARTS):
+        ref, ours = make_pair("MountainCar")
+        for env in (ref, ours):
+            env.reset(seed=20 + i)
+            setattr(env, name, dtype(MC_VALUES[name]))
+            if start is not None:
+                env.state = copy.copy(start)
+        compare_attrs(ref, ours, [name], "written")
+        hits += run_mc(ref, ours, how, 90, seed=20 + i, watch=[name], start=start)
+    assert hits > 0  # the typed velocity after a left-wall hit was reached
+
+
+def test_mountain_car_typed_attribute_mixes():
+    """Random mixes of Python and numpy types over all seven attributes
+    (and a Python int force), every action kind, the written starts; then
+    the attributes written back to Python floats (a float32 velocity stays
+    float32 with Python int actions, becomes float64 with numpy ones)."""
+    rng = np.random.default_rng(21)
+    hits = 0
+    for i in range(42):
+        written = {n: PY_OR_NUMPY[rng.integers(4)](v) for n, v in MC_VALUES.items()}
+        if i % 7 == 3:
+            written["force"] = 0
+        ref, ours = make_pair("MountainCar")
+        start = MC_STARTS[i % len(MC_STARTS)]
+        for env in (ref, ours):
+            env.reset(seed=i)
+            for n, v in written.items():
+                setattr(env, n, v)
+            if start is not None:
+                env.state = copy.copy(start)
+        how = MC_ACTION_KINDS[i % len(MC_ACTION_KINDS)]
+        hits += run_mc(ref, ours, how, 50, seed=i, watch=list(written), start=start)
+        for env in (ref, ours):
+            for n in written:
+                setattr(env, n, float(MC_VALUES[n]))
+        run_mc(ref, ours, MC_ACTION_KINDS[(i + 3) % len(MC_ACTION_KINDS)], 20, seed=i + 100,
+               watch=list(written))
+    assert hits > 0
+
+
+def test_mountain_car_python_int_force_with_numpy_int_actions():
+    """A Python int force times a numpy int action stays in the action's int
+    type: an int8 sum with a float16 gravity is float16; a force beyond the
+    action's ints raises Gymnasium's OverflowError, the env unchanged."""
+    for how in ("int8", "int16", "int64", "int"):
+        ref, ours = make_pair("MountainCar")
+        for env in (ref, ours):
+            env.reset(seed=3)
+            env.force, env.gravity, env.max_speed = 0, np.float16(0.0027), 0.04
+            env.state = [-1.1, -0.03]
+        assert run_mc(ref, ours, how, 60, seed=3, watch=["force", "gravity"]) >= 0
+    ref, ours = make_pair("MountainCar")
+    for env in (ref, ours):
+        env.reset(seed=4)
+        env.force = 300
+    before = ours.batch.state_buffer.copy()
+    with pytest.raises(OverflowError):
+        ref.step(np.int8(2))
+    with pytest.raises(OverflowError):
+        ours.step(np.int8(2))
+    assert np.array_equal(ours.batch.state_buffer, before)
+    assert same_value(ref.state, ours.state)

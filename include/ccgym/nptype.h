@@ -123,6 +123,13 @@ CCGYM_NUM_INLINE int ccgym_num_eq(ccgym_num a, ccgym_num b)
     return ccgym_num_as(a, t) == ccgym_num_as(b, t);
 }
 
+/* a as np.asarray makes it: a Python float becomes a numpy float64 (an
+ * operand that is not weak, as np.clip's first argument). */
+CCGYM_NUM_INLINE ccgym_num ccgym_num_strong(ccgym_num a)
+{
+    return a.t == CCGYM_T_PY ? ccgym_num_of(a.v, CCGYM_T_F64) : a;
+}
+
 /* np.clip(x, lo, hi) of a numpy value x (a 1-element array) and bounds of
  * any type: the result's type is promote(x, lo, hi), every operand cast to
  * it; NaN in x passes through. */

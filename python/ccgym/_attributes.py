@@ -86,7 +86,8 @@ NUMPY_SCALAR_OK: dict[str, frozenset[str]] = {
 NUMPY_NARROW_OK: dict[str, frozenset[str]] = {
     "CartPole": frozenset(GYM_PARAMS["CartPole"]) - {"kinematics_integrator",
                                                       "_sutton_barto_reward"},
-    # Only compared with (or clipped against) the float64 position/velocity.
+    # Only compared with (or clipped against) the float64 position/velocity
+    # (the batched envs' rule; the single env takes all seven: TYPED).
     "MountainCar": frozenset({"min_position", "max_position", "goal_position",
                               "goal_velocity"}),
     "MountainCarContinuous": frozenset(),
@@ -113,7 +114,13 @@ _MAX_PRODUCT_INT = 2 ** 17
 TYPED: dict[str, frozenset[str]] = {
     "Pendulum": frozenset({"g", "m", "l", "max_torque"}),
     "MountainCarContinuous": frozenset(GYM_PARAMS["MountainCarContinuous"]),
+    # (action - 1) * force meets the action's int type; the velocity the
+    # state keeps takes the sum's type (ccgym/mountain_car.h).
+    "MountainCar": frozenset(GYM_PARAMS["MountainCar"]),
 }
+# MountainCar's force_t for a Python int force: (action - 1) * force is then
+# an integer of a numpy int action's type (include/ccgym/mountain_car.h).
+_MC_FORCE_INT = 4
 _TAGS = {np.float16: 1, np.float32: 2, np.float64: 3, np.int32: 3, np.int64: 3}
 TYPED_SCALARS = tuple(_TAGS)
 # Typed attributes that numpy int32 scalars would overflow in Gymnasium's
@@ -131,6 +138,8 @@ def typed_number(kind: str, name: str, value: Any) -> tuple[float, int]:
     """(the float C stores, its type tag) of a TYPED attribute's value, or
     TypeError/ValueError."""
     t = type(value)
+    if t is int and kind == "MountainCar" and name == "force":
+        return number(kind, name, value), _MC_FORCE_INT
     if t is float or t is int:
         return number(kind, name, value), 0
     if t in _TAGS:
@@ -144,6 +153,35 @@ def typed_number(kind: str, name: str, value: Any) -> tuple[float, int]:
             raise ValueError(f"{name} = {value!r}: beyond the ints computed exactly ({limit})")
         return float(value), _TAGS[t]
     return number(kind, name, value), 0  # raises for what no path takes
+
+
+# MountainCar's action types (enum ccgym_mountain_car_action_t): a Python int,
+# or a numpy int by its size, as it promotes with a numpy float16.
+_MC_ACTION_BY_SIZE = {1: 1, 2: 2, 4: 3, 8: 3}
+
+
+def mountain_car_action(action: Any, force: Any) -> int:
+    """The action type tag of a MountainCar action (0 for a Python int and
+    for what the step refuses), or Gymnasium's OverflowError (or a ValueError
+    for the int wrap-around it computes) where ``(action - 1) * force`` with
+    a Python int force leaves the action's int type."""
+    if isinstance(action, np.ndarray):
+        dt = action.dtype
+    elif isinstance(action, np.generic):
+        dt = np.dtype(type(action))
+    else:
+        return 0
+    if dt.kind not in "iu":
+        return 0
+    if type(force) is int and action.ndim == 0 and 0 <= int(action) <= 2:
+        info = np.iinfo(dt)
+        if not info.min <= force <= info.max:
+            raise OverflowError(f"Python integer {force} out of bounds for {dt}")
+        if int(action) == 0 and force == info.min:
+            raise ValueError(
+                f"MountainCar: (action - 1) * force = -1 * {force} wraps around in {dt} in "
+                "Gymnasium's step, which ccgym does not model; assign force as a float")
+    return _MC_ACTION_BY_SIZE.get(dt.itemsize, 0)
 
 
 def cast_action(action: Any, attribute_dtype: np.dtype) -> Any:
@@ -340,8 +378,8 @@ class ParamAttribute:
             self.check(self.name, c_value)
         env._write_params({field: c_value, **tag_change})
         env.__dict__.setdefault("_attr_faces", {})[self.name] = value
-        if kind == "Pendulum":
-            env._bind_step()  # step_error may have changed
+        if kind in ("Pendulum", "MountainCar"):
+            env._bind_step()  # step_error, or whether the action's type matters
         if ACTION_OPERAND.get(kind) == self.name:
             narrow = type(value) in (np.float16, np.float32)
             env.__dict__["_narrow_action"] = np.dtype(type(value)) if narrow else None

@@ -134,7 +134,8 @@ class _CoreEnv(gym.Env):
         # A mutable state object may change before the step; a written one
         # (even a tuple) stops being the state at the step.
         if synced or (handed is not None and (handed[2] is not None or handed[3])) \
-                or "_watched" in d or d.get("_narrow_action") is not None:
+                or "_watched" in d or d.get("_narrow_action") is not None \
+                or self._action_type_matters():
             self.step = self._step_synced
         elif self.render_mode == "human":
             self.step = self._step_and_show
@@ -229,6 +230,16 @@ class _CoreEnv(gym.Env):
         finally:
             self._rng_from_core()
 
+    def _action_type_matters(self) -> bool:
+        """Whether the step computes with the action's Python or numpy type
+        (MountainCar), which the core's step1 does not see: then step goes
+        through _step_synced, which hands it to C (_before_step)."""
+        return False
+
+    def _before_step(self, action: Any) -> None:
+        """What _step_synced does before the core's step (MountainCar: the
+        action's type into the C params)."""
+
     def _step_refused(self, action: Any):
         """step() while Gymnasium's step raises whatever the state and action
         (Pendulum with a Python zero ``l`` or ``m``: _attributes.step_error):
@@ -248,6 +259,7 @@ class _CoreEnv(gym.Env):
         if narrow is not None:  # a float16/float32 max_torque or power
             action = _attributes.cast_action(action, narrow)
         self._sync()  # raises (env unchanged) for a state it refuses
+        self._before_step(action)
         if self.__dict__.get("_foreign_rng"):
             result = self._step_foreign(action)
         else:
@@ -258,6 +270,8 @@ class _CoreEnv(gym.Env):
             self._drop_handed()
         if self.render_mode == "human":
             self.render()
+        if self.kind == "MountainCar":
+            self._bind_step()  # the state's types may no longer need the action's
         return result
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
@@ -733,13 +747,37 @@ class MountainCarEnv(_DiscreteEnv):
         self.action_space = spaces.Discrete(3)
         self.observation_space = spaces.Box(self.low, self.high, dtype=np.float32)
 
+    def _params_record(self) -> Any:
+        return self._core.params_buffer.view(_core.env_info(self.kind).params_dtype)[0]
+
+    def _action_type_matters(self) -> bool:
+        # A numpy attribute, or a float16/float32 velocity: (action - 1) * force
+        # then computes in a type the action's int type decides.
+        if not self.__dict__.get("_attr_live"):
+            return False
+        if self._params_record()["typed"]:
+            return True
+        st = self._core.state_view(self._state_dtype)[0]
+        return bool(st["typed"]) and int(st["velocity_t"]) in (1, 2)
+
+    def _before_step(self, action: Any) -> None:
+        tag = _attributes.mountain_car_action(action, self.force)
+        if self._action_type_matters():
+            self._core.exclusive(self._params_record().__setitem__, "action_t", tag)
+
     def _read_state(self) -> np.ndarray | tuple[Any, Any]:
         """(position, velocity) as Gymnasium keeps it: a float64 array after
         reset, a tuple of numpy float64s after a step (velocity the int 0
-        when the car has just hit the left wall)."""
+        when the car has just hit the left wall), or of the types the
+        attributes' and action's numpy types gave (the C state's tags)."""
         f = self._state_fields()
         if self._just_reset():
             return np.array([f["position"], f["velocity"]], dtype=np.float64)
+        if f["typed"]:
+            types = {0: float, 1: np.float16, 2: np.float32, 3: np.float64}
+            vt = int(f["velocity_t"])
+            return (types[int(f["position_t"])](f["position"]),
+                    0 if vt == 4 else types[vt](f["velocity"]))
         position, velocity = np.float64(f["position"]), np.float64(f["velocity"])
         if velocity == 0 and position == self._core.params_buffer.view(
                 _core.env_info(self.kind).params_dtype)[0]["min_position"]:
@@ -751,7 +789,12 @@ class MountainCarEnv(_DiscreteEnv):
     def _set_state_value(self, value: Any) -> None:
         arr, _ = _attributes.state_array(self.kind, value, 2, float32_ok=False)
         _attributes.check_position(self.kind, arr[0])
-        self._write_state({"position": float(arr[0]), "velocity": float(arr[1])})
+        # Gymnasium unpacks it: a Python number computes as one (tag 0), a
+        # numpy float64 or int (or a float64 array's element) as float64 (3).
+        items = list(value) if isinstance(value, (list, tuple)) else [None, None]
+        tags = [0 if type(x) in (int, float) else 3 for x in items]
+        self._write_state({"position": float(arr[0]), "velocity": float(arr[1]),
+                           "typed": 1, "position_t": tags[0], "velocity_t": tags[1]})
 
     def _height(self, xs: Any) -> Any:
         """The hill's height at xs (Gymnasium's rendering helper)."""
