@@ -107,27 +107,6 @@ def batch_scalar(kind: str, name: str, value: Any) -> None:
         ) from None
 
 
-def check_physics(kind: str, physics: dict[str, Any]) -> None:
-    """Refuses (ValueError) a batched env's physics for which Gymnasium's
-    step raises whatever the state and action, the instances' values being
-    Python floats there (:func:`ccgym._attributes.step_error`: Pendulum's
-    ``l`` or ``m * l**2`` zero, ``l**2`` overflowing)."""
-    if kind != "Pendulum":
-        return
-    l, m = np.broadcast_arrays(np.atleast_1d(np.asarray(physics["l"], dtype=np.float64)),  # noqa: E741
-                               np.atleast_1d(np.asarray(physics["m"], dtype=np.float64)))
-    with np.errstate(all="ignore"):
-        squared = l * l
-        bad = (l == 0) | np.isinf(squared) | (m * squared == 0)
-    if np.any(bad):
-        i = int(np.flatnonzero(bad)[0])
-        li, mi = float(l[i]), float(m[i])
-        error = _attributes.step_error(kind, {"g": 10.0, "m": mi, "l": li})
-        raise ValueError(f"Pendulum with l = {li!r}, m = {mi!r} (instance {i}): Gymnasium's "
-                         f"step raises {type(error).__name__} ({error}) in 3 * g / (2 * l) "
-                         "or 3.0 / (m * l**2)")
-
-
 def batch_params(kind: str, kwargs: dict[str, Any]) -> dict[str, Any]:
     """PARAMS[kind](**kwargs) for a batched env: each scalar checked by
     :func:`batch_scalar` first."""

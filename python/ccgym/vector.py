@@ -30,7 +30,7 @@ from ccgym._frontend import (
     reset_needed,
     warn_no_render_mode,
 )
-from ccgym._params import PHYSICS, batch_params, check_physics, physics_value
+from ccgym._params import PHYSICS, batch_params, physics_value
 from ccgym._registration import ENV_IDS, vector_class_name
 
 __all__ = ["VectorEnv"]  # + one subclass per id, e.g. CartPole_v1 (see the end)
@@ -147,7 +147,6 @@ class VectorEnv(gym.vector.VectorEnv):
         # kwargs and render_mode exactly as the single-env constructor does.
         proto = single_cls(render_mode=render_mode, **gym_kwargs)
         self._physics = {**PHYSICS[kind], **physics}
-        check_physics(kind, self._physics)
         params = {**batch_params(kind, gym_kwargs), **self._physics}
         # Thread safety: the core's guard. step is one core call; reset,
         # snapshots and set_physics run under it with Batch.exclusive, so a
@@ -359,7 +358,6 @@ class VectorEnv(gym.vector.VectorEnv):
         physics = {**self._physics,
                    **{k: physics_value(self._kind, k, v, self.num_envs)
                       for k, v in params.items()}}
-        check_physics(self._kind, physics)
         self._core.set_params({**batch_params(self._kind, self._gym_kwargs()), **physics})
         self._physics = physics
 
