@@ -88,6 +88,19 @@ def compare_attrs(ref: gym.Env, ours: gym.Env, names: Any, where: str) -> None:
         assert same_value(r, o), f"{where}: {name} is {o!r}, Gymnasium's {r!r}"
 
 
+def check_step(ref: gym.Env, ours: gym.Env, r: tuple, o: tuple, where: str, watch: Any = (),
+               reward_type: bool = False) -> None:
+    """One step's outputs (obs bytes, reward bits, and its type if
+    reward_type, flags), ``state`` and the ``watch`` attributes compared."""
+    assert r[0].dtype == o[0].dtype == np.float32
+    assert r[0].tobytes() == o[0].tobytes(), f"{where}: obs {o[0]} vs {r[0]}"
+    assert (not reward_type or type(r[1]) is type(o[1])) and bits(r[1]) == bits(o[1]), \
+        f"{where}: reward {o[1]!r} vs {r[1]!r}"
+    assert r[2] == o[2] and r[3] == o[3], where
+    assert same_value(ref.state, ours.state), f"{where}: state {ours.state!r} vs {ref.state!r}"
+    compare_attrs(ref, ours, watch, where)
+
+
 def run(ref: gym.Env, ours: gym.Env, kind: str, n: int, seed: int, watch: Any = ()) -> None:
     """Steps both n times with the same actions, resetting (unseeded) when
     either terminates; compares outputs, ``state`` and ``watch`` attributes."""
@@ -97,12 +110,7 @@ def run(ref: gym.Env, ours: gym.Env, kind: str, n: int, seed: int, watch: Any = 
             r = ref.step(a)
             o = ours.step(a)
         where = f"{kind} step {t}"
-        assert r[0].dtype == o[0].dtype == np.float32
-        assert r[0].tobytes() == o[0].tobytes(), f"{where}: obs {o[0]} vs {r[0]}"
-        assert bits(r[1]) == bits(o[1]), f"{where}: reward {o[1]!r} vs {r[1]!r}"
-        assert r[2] == o[2] and r[3] == o[3], where
-        assert same_value(ref.state, ours.state), f"{where}: state {ours.state!r} vs {ref.state!r}"
-        compare_attrs(ref, ours, watch, where)
+        check_step(ref, ours, r, o, where, watch)
         if r[2]:
             ro, _ = ref.reset()
             oo, _ = ours.reset()
@@ -1159,13 +1167,7 @@ def run_typed(ref: gym.Env, ours: gym.Env, kind: str, how: str, n: int, seed: in
             r = ref.step(a)
             o = ours.step(a)
         where = f"{kind} step {t} ({how} action {a!r})"
-        assert r[0].dtype == o[0].dtype == np.float32
-        assert r[0].tobytes() == o[0].tobytes(), f"{where}: obs {o[0]} vs {r[0]}"
-        assert type(r[1]) is type(o[1]) and bits(r[1]) == bits(o[1]), \
-            f"{where}: reward {o[1]!r} vs {r[1]!r}"
-        assert r[2] == o[2] and r[3] == o[3], where
-        assert same_value(ref.state, ours.state), f"{where}: state {ours.state!r} vs {ref.state!r}"
-        compare_attrs(ref, ours, watch, where)
+        check_step(ref, ours, r, o, where, watch, reward_type=True)
         if r[2]:
             ro, _ = ref.reset()
             oo, _ = ours.reset()
@@ -1391,14 +1393,9 @@ def run_mc(ref: gym.Env, ours: gym.Env, how: str, n: int, seed: int, watch: Any,
             warnings.simplefilter("ignore")
             r = ref.step(a)
             o = ours.step(a)
-        where = f"MountainCar step {t} ({how} action {a!r})"
-        assert r[0].dtype == o[0].dtype == np.float32
-        assert r[0].tobytes() == o[0].tobytes(), f"{where}: obs {o[0]} vs {r[0]}"
-        assert type(r[1]) is type(o[1]) and bits(r[1]) == bits(o[1]), where
-        assert r[2] == o[2] and r[3] == o[3], where
-        assert same_value(ref.state, ours.state), f"{where}: state {ours.state!r} vs {ref.state!r}"
+        check_step(ref, ours, r, o, f"MountainCar step {t} ({how} action {a!r})", watch,
+                   reward_type=True)
         hits += type(ref.state[1]) is int
-        compare_attrs(ref, ours, watch, where)
         if r[2] or t % 37 == 36:
             for env in (ref, ours):
                 env.reset()
