@@ -382,6 +382,33 @@ def test_episode_statistics_match_record_episode_statistics(env_id, mode):
         assert len(e.time_queue) == 50
 
 
+@pytest.mark.filterwarnings("ignore::UserWarning")  # the passive checker on NaN obs/rewards
+@pytest.mark.parametrize("env_id", ["Pendulum-v1", "MountainCarContinuous-v0"])
+def test_nan_rewards_sum_as_record_episode_statistics(env_id):
+    """A NaN reward (a NaN action) enters the episode return with its sign
+    bit as numpy's ``episode_returns += rewards`` keeps it, on every step:
+    the driver's loop copies with and without the time-limit test once
+    differed (the compiler folded ``ret + -cost`` into ``ret - cost``)."""
+    n = 3
+    ref = RecordEpisodeStatistics(make_ref(env_id, n, max_episode_steps=5))
+    ours = ccgym.make_vec(env_id, n, max_episode_steps=5, episode_statistics=True)
+    for e in (ref, ours):
+        e.reset(seed=4)
+    rng = np.random.default_rng(4)
+    nan_steps = 0
+    for t in range(40):
+        a = rng.uniform(-1.5, 1.5, (n, 1)).astype(np.float32)
+        if t % 3 != 2:
+            a[rng.integers(n)] = np.float32(np.nan) * (1 if t % 2 else -1)
+        r = ref.step(a.copy())
+        o = ours.step(a.copy())
+        assert_results_equal(o[:4], r[:4], f"step {t}")
+        assert_same(_without_time(o[4]), _without_time(r[4]), f"step {t} infos")
+        assert bits(ours.episode_returns) == bits(ref.episode_returns), f"step {t}"
+        nan_steps += bool(np.isnan(r[1]).any() and not (r[2] | r[3]).any())
+    assert nan_steps > 5  # NaN returns on steps that end no episode as well
+
+
 def test_episode_statistics_off_adds_no_keys():
     env = ccgym.make_vec("CartPole-v1", 8)
     env.reset(seed=0)

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "ccgym/env.h"
+#include "ccgym/npmath.h"
 #include "ccgym/rng.h"
 
 #if defined(__GNUC__)
@@ -266,7 +267,7 @@ CCGYM_INLINE void ccgym_drive_step_loop(const ccgym_batch *b, const void *action
         uint8_t term;
         step(p, s, &rng[i], acts + i * action_size, o, &r, &term);
         const uint8_t trunc = ccgym_truncates(check_truncation, start[i], last_start);
-        const double ret = ep_return[i] + r;
+        const double ret = ep_return[i] + ccgym_f64_opaque(r);
         reward[i] = r;
         terminated[i] = term;
         truncated[i] = trunc;
