@@ -16,19 +16,19 @@ static const ccgym_field ccgym_acrobot_state_fields[] = {
 #define FLAG (CCGYM_PARAM_INPUT | CCGYM_PARAM_BOOL)
 #define DERIVED CCGYM_PARAM_DERIVED
 static const ccgym_field ccgym_acrobot_param_fields[] = {
-    CCGYM_FIELD(ccgym_acrobot_params, dt, CCGYM_FIELD_F64, 1, DERIVED, 0),
-    CCGYM_FIELD(ccgym_acrobot_params, link_length_1, CCGYM_FIELD_F64, 1, PHYS, 1.0),
-    CCGYM_FIELD(ccgym_acrobot_params, link_length_2, CCGYM_FIELD_F64, 1, PHYS, 1.0),
-    CCGYM_FIELD(ccgym_acrobot_params, link_mass_1, CCGYM_FIELD_F64, 1, PHYS, 1.0),
-    CCGYM_FIELD(ccgym_acrobot_params, link_mass_2, CCGYM_FIELD_F64, 1, PHYS, 1.0),
-    CCGYM_FIELD(ccgym_acrobot_params, link_com_pos_1, CCGYM_FIELD_F64, 1, PHYS, 0.5),
-    CCGYM_FIELD(ccgym_acrobot_params, link_com_pos_2, CCGYM_FIELD_F64, 1, PHYS, 0.5),
-    CCGYM_FIELD(ccgym_acrobot_params, link_moi, CCGYM_FIELD_F64, 1, PHYS, 1.0),
-    CCGYM_FIELD(ccgym_acrobot_params, max_vel_1, CCGYM_FIELD_F64, 1, PHYS, 4 * M_PI),
-    CCGYM_FIELD(ccgym_acrobot_params, max_vel_2, CCGYM_FIELD_F64, 1, PHYS, 9 * M_PI),
-    CCGYM_FIELD(ccgym_acrobot_params, torque_noise_max, CCGYM_FIELD_F64, 1, PHYS, 0.0),
+    CCGYM_ATTR(ccgym_acrobot_params, dt, CCGYM_FIELD_F64, DERIVED, 0, "dt", 0),
+    CCGYM_ATTR(ccgym_acrobot_params, link_length_1, CCGYM_FIELD_F64, PHYS, 1.0, "LINK_LENGTH_1", CCGYM_ATTR_INT_PRODUCT),
+    CCGYM_ATTR(ccgym_acrobot_params, link_length_2, CCGYM_FIELD_F64, PHYS, 1.0, "LINK_LENGTH_2", 0),
+    CCGYM_ATTR(ccgym_acrobot_params, link_mass_1, CCGYM_FIELD_F64, PHYS, 1.0, "LINK_MASS_1", CCGYM_ATTR_INT_PRODUCT),
+    CCGYM_ATTR(ccgym_acrobot_params, link_mass_2, CCGYM_FIELD_F64, PHYS, 1.0, "LINK_MASS_2", CCGYM_ATTR_INT_PRODUCT),
+    CCGYM_ATTR(ccgym_acrobot_params, link_com_pos_1, CCGYM_FIELD_F64, PHYS, 0.5, "LINK_COM_POS_1", CCGYM_ATTR_INT_PRODUCT),
+    CCGYM_ATTR(ccgym_acrobot_params, link_com_pos_2, CCGYM_FIELD_F64, PHYS, 0.5, "LINK_COM_POS_2", CCGYM_ATTR_INT_PRODUCT),
+    CCGYM_ATTR(ccgym_acrobot_params, link_moi, CCGYM_FIELD_F64, PHYS, 1.0, "LINK_MOI", CCGYM_ATTR_INT_PRODUCT),
+    CCGYM_ATTR(ccgym_acrobot_params, max_vel_1, CCGYM_FIELD_F64, PHYS, 4 * M_PI, "MAX_VEL_1", CCGYM_ATTR_NUMPY | CCGYM_ATTR_NARROW),
+    CCGYM_ATTR(ccgym_acrobot_params, max_vel_2, CCGYM_FIELD_F64, PHYS, 9 * M_PI, "MAX_VEL_2", CCGYM_ATTR_NUMPY | CCGYM_ATTR_NARROW),
+    CCGYM_ATTR(ccgym_acrobot_params, torque_noise_max, CCGYM_FIELD_F64, PHYS, 0.0, "torque_noise_max", CCGYM_ATTR_NUMPY | CCGYM_ATTR_NARROW),
     /* book_or_nips == "book" */
-    CCGYM_FIELD(ccgym_acrobot_params, book, CCGYM_FIELD_I64, 1, FLAG, 1),
+    CCGYM_SWITCH(ccgym_acrobot_params, book, CCGYM_FIELD_I64, 1, "book_or_nips", "book|nips"),
     CCGYM_FIELD(ccgym_acrobot_params, d1_a, CCGYM_FIELD_F64, 1, DERIVED, 0),
     CCGYM_FIELD(ccgym_acrobot_params, d1_b, CCGYM_FIELD_F64, 1, DERIVED, 0),
     CCGYM_FIELD(ccgym_acrobot_params, d1_c, CCGYM_FIELD_F64, 1, DERIVED, 0),
@@ -45,9 +45,9 @@ static const ccgym_field ccgym_acrobot_param_fields[] = {
     CCGYM_FIELD(ccgym_acrobot_params, use_npy_fma_trig, CCGYM_FIELD_I32, 1, FLAG, 1),
     /* AVAIL_TORQUE: not inputs (Gymnasium's constructor takes none); set by
      * params_init to Gymnasium's class value, by the single env's attribute. */
-    CCGYM_FIELD(ccgym_acrobot_params, torque_0, CCGYM_FIELD_F64, 1, DERIVED, 0),
-    CCGYM_FIELD(ccgym_acrobot_params, torque_1, CCGYM_FIELD_F64, 1, DERIVED, 0),
-    CCGYM_FIELD(ccgym_acrobot_params, torque_2, CCGYM_FIELD_F64, 1, DERIVED, 0),
+    CCGYM_FIELD(ccgym_acrobot_params, torque_0, CCGYM_FIELD_F64, 1, DERIVED | CCGYM_PARAM_KEPT, 0),
+    CCGYM_FIELD(ccgym_acrobot_params, torque_1, CCGYM_FIELD_F64, 1, DERIVED | CCGYM_PARAM_KEPT, 0),
+    CCGYM_FIELD(ccgym_acrobot_params, torque_2, CCGYM_FIELD_F64, 1, DERIVED | CCGYM_PARAM_KEPT, 0),
 };
 #undef PHYS
 #undef FLAG
@@ -229,4 +229,4 @@ static inline void ccgym_acrobot_observe(const ccgym_acrobot_params *p,
 CCGYM_DEFINE_ENV(ccgym_acrobot, ccgym_acrobot_state, ccgym_acrobot_params, int64_t, 0, 3, 6,
                  -0.1, 0.1, ccgym_acrobot_fast_step_range, .name = "Acrobot",
                  .reset_option_a = "low", .reset_option_b = "high", .canvas_width = 500,
-                 .canvas_height = 500)
+                 .canvas_height = 500, .gym_class = "AcrobotEnv")

@@ -18,19 +18,19 @@ static const ccgym_field ccgym_cartpole_state_fields[] = {
 #define FLAG (CCGYM_PARAM_INPUT | CCGYM_PARAM_BOOL)
 #define DERIVED CCGYM_PARAM_DERIVED
 static const ccgym_field ccgym_cartpole_param_fields[] = {
-    CCGYM_FIELD(ccgym_cartpole_params, gravity, CCGYM_FIELD_F64, 1, PHYS, 9.8),
-    CCGYM_FIELD(ccgym_cartpole_params, masscart, CCGYM_FIELD_F64, 1, PHYS, 1.0),
-    CCGYM_FIELD(ccgym_cartpole_params, masspole, CCGYM_FIELD_F64, 1, PHYS, 0.1),
-    CCGYM_FIELD(ccgym_cartpole_params, total_mass, CCGYM_FIELD_F64, 1, DERIVED, 0),
-    CCGYM_FIELD(ccgym_cartpole_params, length, CCGYM_FIELD_F64, 1, PHYS, 0.5),
-    CCGYM_FIELD(ccgym_cartpole_params, polemass_length, CCGYM_FIELD_F64, 1, DERIVED, 0),
-    CCGYM_FIELD(ccgym_cartpole_params, force_mag, CCGYM_FIELD_F64, 1, PHYS, 10.0),
-    CCGYM_FIELD(ccgym_cartpole_params, tau, CCGYM_FIELD_F64, 1, PHYS, 0.02),
-    CCGYM_FIELD(ccgym_cartpole_params, theta_threshold_radians, CCGYM_FIELD_F64, 1, DERIVED, 0),
-    CCGYM_FIELD(ccgym_cartpole_params, x_threshold, CCGYM_FIELD_F64, 1, DERIVED, 0),
+    CCGYM_ATTR(ccgym_cartpole_params, gravity, CCGYM_FIELD_F64, PHYS, 9.8, "gravity", CCGYM_ATTR_NUMPY | CCGYM_ATTR_NARROW),
+    CCGYM_ATTR(ccgym_cartpole_params, masscart, CCGYM_FIELD_F64, PHYS, 1.0, "masscart", CCGYM_ATTR_NUMPY | CCGYM_ATTR_NARROW),
+    CCGYM_ATTR(ccgym_cartpole_params, masspole, CCGYM_FIELD_F64, PHYS, 0.1, "masspole", CCGYM_ATTR_NUMPY | CCGYM_ATTR_NARROW),
+    CCGYM_ATTR(ccgym_cartpole_params, total_mass, CCGYM_FIELD_F64, DERIVED, 0, "total_mass", CCGYM_ATTR_NUMPY | CCGYM_ATTR_NARROW),
+    CCGYM_ATTR(ccgym_cartpole_params, length, CCGYM_FIELD_F64, PHYS, 0.5, "length", CCGYM_ATTR_NUMPY | CCGYM_ATTR_NARROW),
+    CCGYM_ATTR(ccgym_cartpole_params, polemass_length, CCGYM_FIELD_F64, DERIVED, 0, "polemass_length", CCGYM_ATTR_NUMPY | CCGYM_ATTR_NARROW),
+    CCGYM_ATTR(ccgym_cartpole_params, force_mag, CCGYM_FIELD_F64, PHYS, 10.0, "force_mag", CCGYM_ATTR_NUMPY | CCGYM_ATTR_NARROW),
+    CCGYM_ATTR(ccgym_cartpole_params, tau, CCGYM_FIELD_F64, PHYS, 0.02, "tau", CCGYM_ATTR_NUMPY | CCGYM_ATTR_NARROW),
+    CCGYM_ATTR(ccgym_cartpole_params, theta_threshold_radians, CCGYM_FIELD_F64, DERIVED, 0, "theta_threshold_radians", CCGYM_ATTR_NUMPY | CCGYM_ATTR_NARROW),
+    CCGYM_ATTR(ccgym_cartpole_params, x_threshold, CCGYM_FIELD_F64, DERIVED, 0, "x_threshold", CCGYM_ATTR_NUMPY | CCGYM_ATTR_NARROW),
     /* kinematics_integrator == "euler" */
-    CCGYM_FIELD(ccgym_cartpole_params, euler, CCGYM_FIELD_I32, 1, FLAG, 1),
-    CCGYM_FIELD(ccgym_cartpole_params, sutton_barto_reward, CCGYM_FIELD_I32, 1, FLAG, 0),
+    CCGYM_SWITCH(ccgym_cartpole_params, euler, CCGYM_FIELD_I32, 1, "kinematics_integrator", "euler"),
+    CCGYM_SWITCH(ccgym_cartpole_params, sutton_barto_reward, CCGYM_FIELD_I32, 0, "_sutton_barto_reward", NULL),
 };
 #undef IN
 #undef PHYS
@@ -125,4 +125,5 @@ static inline void ccgym_cartpole_reset(const ccgym_cartpole_params *p, ccgym_ca
 CCGYM_DEFINE_ENV(ccgym_cartpole, ccgym_cartpole_state, ccgym_cartpole_params, int64_t, 0, 2, 4,
                  -0.05, 0.05, ccgym_cartpole_fast_step_range, .name = "CartPole",
                  .reset_option_a = "low", .reset_option_b = "high", .canvas_width = 600,
-                 .canvas_height = 400)
+                 .canvas_height = 400, .gym_class = "CartPoleEnv",
+                 .action_rules = CCGYM_RULE_ASSERTS_CONTAINS)

@@ -18,13 +18,12 @@ static const ccgym_field ccgym_continuous_mountain_car_state_fields[] = {
 #define DERIVED CCGYM_PARAM_DERIVED
 #define INPUT CCGYM_PARAM_INPUT
 static const ccgym_field ccgym_continuous_mountain_car_param_fields[] = {
-    CCGYM_FIELD(ccgym_continuous_mountain_car_params, min_position, CCGYM_FIELD_F64, 1, DERIVED, 0),
-    CCGYM_FIELD(ccgym_continuous_mountain_car_params, max_position, CCGYM_FIELD_F64, 1, DERIVED, 0),
-    CCGYM_FIELD(ccgym_continuous_mountain_car_params, max_speed, CCGYM_FIELD_F64, 1, DERIVED, 0),
-    CCGYM_FIELD(ccgym_continuous_mountain_car_params, goal_position, CCGYM_FIELD_F64, 1, DERIVED, 0),
-    CCGYM_FIELD(ccgym_continuous_mountain_car_params, goal_velocity, CCGYM_FIELD_F64, 1,
-                CCGYM_PARAM_INPUT, 0),
-    CCGYM_FIELD(ccgym_continuous_mountain_car_params, power, CCGYM_FIELD_F64, 1, PHYS, 0.0015),
+    CCGYM_ATTR(ccgym_continuous_mountain_car_params, min_position, CCGYM_FIELD_F64, DERIVED, 0, "min_position", CCGYM_ATTR_TYPED),
+    CCGYM_ATTR(ccgym_continuous_mountain_car_params, max_position, CCGYM_FIELD_F64, DERIVED, 0, "max_position", CCGYM_ATTR_TYPED),
+    CCGYM_ATTR(ccgym_continuous_mountain_car_params, max_speed, CCGYM_FIELD_F64, DERIVED, 0, "max_speed", CCGYM_ATTR_TYPED),
+    CCGYM_ATTR(ccgym_continuous_mountain_car_params, goal_position, CCGYM_FIELD_F64, DERIVED, 0, "goal_position", CCGYM_ATTR_TYPED),
+    CCGYM_ATTR(ccgym_continuous_mountain_car_params, goal_velocity, CCGYM_FIELD_F64, CCGYM_PARAM_INPUT, 0, "goal_velocity", CCGYM_ATTR_TYPED | CCGYM_ATTR_INT_DEFAULT),
+    CCGYM_ATTR(ccgym_continuous_mountain_car_params, power, CCGYM_FIELD_F64, PHYS, 0.0015, "power", CCGYM_ATTR_TYPED | CCGYM_ATTR_ACTION_OPERAND),
     /* the attributes' types (ccgym/nptype.h), set by the single env */
     CCGYM_FIELD(ccgym_continuous_mountain_car_params, min_position_t, CCGYM_FIELD_I64, 1, INPUT, 0),
     CCGYM_FIELD(ccgym_continuous_mountain_car_params, max_position_t, CCGYM_FIELD_I64, 1, INPUT, 0),
@@ -292,7 +291,8 @@ CCGYM_DEFINE_ENV(ccgym_continuous_mountain_car, ccgym_continuous_mountain_car_st
                  ccgym_continuous_mountain_car_params, float, 1, 0, 2, -0.6, -0.4,
                  ccgym_continuous_mountain_car_step_range, .name = "MountainCarContinuous",
                  .reset_option_a = "low", .reset_option_b = "high", .canvas_width = 600,
-                 .canvas_height = 400,
+                 .canvas_height = 400, .gym_class = "Continuous_MountainCarEnv",
+                 .action_rules = CCGYM_RULE_SQUARE_OVERFLOWS | CCGYM_RULE_LIST_DEFERS,
                  .typed_step_range = ccgym_continuous_mountain_car_typed_step_range)
 
 CCGYM_DEFINE_TYPED_STEP(ccgym_continuous_mountain_car, ccgym_continuous_mountain_car_state,

@@ -1,6 +1,6 @@
 /* The registry of envs (ccgym/env.h): one line per env, in the order of
- * ccgym._core.ENV_KINDS. Adding an env: its header and source (see
- * ADDING_AN_ENV.md) and one line here. */
+ * ccgym._core.ENV_KINDS. Adding an env: its header and source (README,
+ * "Develop") and one line here. */
 #include "ccgym/acrobot.h"
 #include "ccgym/cartpole.h"
 #include "ccgym/continuous_mountain_car.h"

@@ -20,13 +20,13 @@ static const ccgym_field ccgym_mountain_car_state_fields[] = {
 #define DERIVED CCGYM_PARAM_DERIVED
 #define INPUT CCGYM_PARAM_INPUT
 static const ccgym_field ccgym_mountain_car_param_fields[] = {
-    CCGYM_FIELD(ccgym_mountain_car_params, min_position, CCGYM_FIELD_F64, 1, DERIVED, 0),
-    CCGYM_FIELD(ccgym_mountain_car_params, max_position, CCGYM_FIELD_F64, 1, DERIVED, 0),
-    CCGYM_FIELD(ccgym_mountain_car_params, max_speed, CCGYM_FIELD_F64, 1, DERIVED, 0),
-    CCGYM_FIELD(ccgym_mountain_car_params, goal_position, CCGYM_FIELD_F64, 1, DERIVED, 0),
-    CCGYM_FIELD(ccgym_mountain_car_params, goal_velocity, CCGYM_FIELD_F64, 1, CCGYM_PARAM_INPUT, 0),
-    CCGYM_FIELD(ccgym_mountain_car_params, force, CCGYM_FIELD_F64, 1, PHYS, 0.001),
-    CCGYM_FIELD(ccgym_mountain_car_params, gravity, CCGYM_FIELD_F64, 1, PHYS, 0.0025),
+    CCGYM_ATTR(ccgym_mountain_car_params, min_position, CCGYM_FIELD_F64, DERIVED, 0, "min_position", CCGYM_ATTR_NUMPY | CCGYM_ATTR_NARROW | CCGYM_ATTR_TYPED | CCGYM_ATTR_REBINDS),
+    CCGYM_ATTR(ccgym_mountain_car_params, max_position, CCGYM_FIELD_F64, DERIVED, 0, "max_position", CCGYM_ATTR_NUMPY | CCGYM_ATTR_NARROW | CCGYM_ATTR_TYPED | CCGYM_ATTR_REBINDS),
+    CCGYM_ATTR(ccgym_mountain_car_params, max_speed, CCGYM_FIELD_F64, DERIVED, 0, "max_speed", CCGYM_ATTR_NUMPY | CCGYM_ATTR_TYPED | CCGYM_ATTR_REBINDS),
+    CCGYM_ATTR(ccgym_mountain_car_params, goal_position, CCGYM_FIELD_F64, DERIVED, 0, "goal_position", CCGYM_ATTR_NUMPY | CCGYM_ATTR_NARROW | CCGYM_ATTR_TYPED | CCGYM_ATTR_REBINDS),
+    CCGYM_ATTR(ccgym_mountain_car_params, goal_velocity, CCGYM_FIELD_F64, CCGYM_PARAM_INPUT, 0, "goal_velocity", CCGYM_ATTR_NUMPY | CCGYM_ATTR_NARROW | CCGYM_ATTR_TYPED | CCGYM_ATTR_REBINDS | CCGYM_ATTR_INT_DEFAULT),
+    CCGYM_ATTR(ccgym_mountain_car_params, force, CCGYM_FIELD_F64, PHYS, 0.001, "force", CCGYM_ATTR_NUMPY | CCGYM_ATTR_TYPED | CCGYM_ATTR_REBINDS | CCGYM_ATTR_PY_INT_TAG),
+    CCGYM_ATTR(ccgym_mountain_car_params, gravity, CCGYM_FIELD_F64, PHYS, 0.0025, "gravity", CCGYM_ATTR_NUMPY | CCGYM_ATTR_TYPED | CCGYM_ATTR_REBINDS),
     /* the attributes' types (ccgym/nptype.h), set by the single env */
     CCGYM_FIELD(ccgym_mountain_car_params, min_position_t, CCGYM_FIELD_I64, 1, INPUT, 0),
     CCGYM_FIELD(ccgym_mountain_car_params, max_position_t, CCGYM_FIELD_I64, 1, INPUT, 0),
@@ -207,4 +207,5 @@ static inline void ccgym_mountain_car_observe(const ccgym_mountain_car_params *p
 CCGYM_DEFINE_ENV(ccgym_mountain_car, ccgym_mountain_car_state, ccgym_mountain_car_params, int64_t,
                  0, 3, 2, -0.6, -0.4, ccgym_mountain_car_step_range, .name = "MountainCar",
                  .reset_option_a = "low", .reset_option_b = "high", .canvas_width = 600,
-                 .canvas_height = 400)
+                 .canvas_height = 400, .gym_class = "MountainCarEnv",
+                 .action_rules = CCGYM_RULE_ASSERTS_CONTAINS | CCGYM_RULE_UNSIGNED_ZERO_WRAPS)

@@ -18,12 +18,12 @@ static const ccgym_field ccgym_pendulum_state_fields[] = {
 #define FLAG (CCGYM_PARAM_INPUT | CCGYM_PARAM_BOOL)
 #define DERIVED CCGYM_PARAM_DERIVED
 static const ccgym_field ccgym_pendulum_param_fields[] = {
-    CCGYM_FIELD(ccgym_pendulum_params, max_speed, CCGYM_FIELD_F64, 1, PHYS, 8.0),
-    CCGYM_FIELD(ccgym_pendulum_params, max_torque, CCGYM_FIELD_F64, 1, PHYS, 2.0),
-    CCGYM_FIELD(ccgym_pendulum_params, dt, CCGYM_FIELD_F64, 1, PHYS, 0.05),
-    CCGYM_FIELD(ccgym_pendulum_params, g, CCGYM_FIELD_F64, 1, PHYS, 10.0),
-    CCGYM_FIELD(ccgym_pendulum_params, m, CCGYM_FIELD_F64, 1, PHYS, 1.0),
-    CCGYM_FIELD(ccgym_pendulum_params, l, CCGYM_FIELD_F64, 1, PHYS, 1.0),
+    CCGYM_ATTR(ccgym_pendulum_params, max_speed, CCGYM_FIELD_F64, PHYS, 8.0, "max_speed", CCGYM_ATTR_NUMPY | CCGYM_ATTR_NARROW | CCGYM_ATTR_INT_DEFAULT | CCGYM_ATTR_REBINDS),
+    CCGYM_ATTR(ccgym_pendulum_params, max_torque, CCGYM_FIELD_F64, PHYS, 2.0, "max_torque", CCGYM_ATTR_TYPED | CCGYM_ATTR_ACTION_OPERAND | CCGYM_ATTR_REBINDS),
+    CCGYM_ATTR(ccgym_pendulum_params, dt, CCGYM_FIELD_F64, PHYS, 0.05, "dt", CCGYM_ATTR_NUMPY | CCGYM_ATTR_NARROW | CCGYM_ATTR_REBINDS),
+    CCGYM_ATTR(ccgym_pendulum_params, g, CCGYM_FIELD_F64, PHYS, 10.0, "g", CCGYM_ATTR_NUMPY | CCGYM_ATTR_TYPED | CCGYM_ATTR_INT_PRODUCT | CCGYM_ATTR_REBINDS),
+    CCGYM_ATTR(ccgym_pendulum_params, m, CCGYM_FIELD_F64, PHYS, 1.0, "m", CCGYM_ATTR_TYPED | CCGYM_ATTR_INT_PRODUCT | CCGYM_ATTR_NO_INT32 | CCGYM_ATTR_REBINDS),
+    CCGYM_ATTR(ccgym_pendulum_params, l, CCGYM_FIELD_F64, PHYS, 1.0, "l", CCGYM_ATTR_TYPED | CCGYM_ATTR_INT_PRODUCT | CCGYM_ATTR_NO_INT32 | CCGYM_ATTR_REBINDS),
     CCGYM_FIELD(ccgym_pendulum_params, sin_coef, CCGYM_FIELD_F64, 1, DERIVED, 0),
     CCGYM_FIELD(ccgym_pendulum_params, torque_coef, CCGYM_FIELD_F64, 1, DERIVED, 0),
     /* the attributes' types (ccgym/nptype.h), set by the single env */
@@ -209,7 +209,8 @@ CCGYM_DECLARE_TYPED_STEP(ccgym_pendulum);
 CCGYM_DEFINE_ENV(ccgym_pendulum, ccgym_pendulum_state, ccgym_pendulum_params, float, 1, 0, 3,
                  M_PI, 1.0, ccgym_pendulum_fast_step_range, .name = "Pendulum",
                  .reset_symmetric = 1, .reset_option_a = "x_init", .reset_option_b = "y_init",
-                 .canvas_width = 500, .canvas_height = 500,
+                 .canvas_width = 500, .canvas_height = 500, .gym_class = "PendulumEnv",
+                 .reward_type = CCGYM_REWARD_NUMPY,
                  .typed_step_range = ccgym_pendulum_typed_step_range)
 
 CCGYM_DEFINE_TYPED_STEP(ccgym_pendulum, ccgym_pendulum_state, ccgym_pendulum_params, 1)

@@ -128,6 +128,49 @@ def test_params_defaults_match_a_gymnasium_instance(kind):
         assert isinstance(info.param_defaults[name], bool)
 
 
+@pytest.mark.parametrize("kind", _core.ENV_KINDS)
+def test_gymnasium_facts_of_the_def_match_gymnasium(kind):
+    """The def's Gymnasium side (CCGYM_ATTR/CCGYM_SWITCH fields, gym_class,
+    reward_type) against the installed Gymnasium's own objects: its class
+    is the one Gymnasium registers for the kind's ids; each attribute is an
+    attribute of a default Gymnasium instance whose value is the field's
+    (a switch read as Gymnasium's step reads it) and whose Python type is
+    the one the def states (int where CCGYM_ATTR_INT_DEFAULT, else float or
+    the switch's type); the single env's reward has the type of Gymnasium's."""
+    from ccgym import _attributes
+
+    info = _core.env_info(kind)
+    assert GYM_CLASSES[kind].__name__ == info.gym_class
+    ids = [i for i, spec in ccgym.ENV_SPECS.items()
+           if getattr(envs, spec[0]).kind == kind]
+    assert ids
+    for env_id in ids:
+        assert gym.spec(env_id).entry_point.endswith(":" + info.gym_class)
+    g = GYM_CLASSES[kind]()
+    struct = _default_params(kind)
+    assert info.attributes and len(set(info.attributes.values())) == len(info.attributes)
+    for name, field in info.attributes.items():
+        want = getattr(g, name)
+        if _attributes.is_switch(kind, name):
+            assert float(struct[field]) == float(_attributes.switch_value(kind, name, want))
+            choices = info.switches[name]
+            assert (type(want) is bool) if choices is None else want in choices, name
+            continue
+        int_default = _attributes.has_class(kind, name, "int_default")
+        assert type(want) is (int if int_default else float), (name, type(want))
+        assert float(struct[field]) == float(want), name
+        if _attributes.has_class(kind, name, "typed"):
+            assert field + "_t" in info.params_dtype.names, name
+    ours = envs.__dict__[info.gym_class]()
+    for name in info.attributes:
+        assert type(getattr(ours, name)) is type(getattr(g, name)), name
+    g.reset(seed=0)
+    ours.reset(seed=0)
+    action = g.action_space.sample()
+    assert type(ours.step(action)[1]) is type(g.step(action)[1])
+    assert isinstance(g.step(action)[1], np.floating) == info.numpy_reward
+
+
 def test_acrobot_switch_is_the_numpy_variant():
     """The one input default that is not Gymnasium's is set at run time."""
     assert _params.PARAMS["Acrobot"]()["use_npy_fma_trig"] == \

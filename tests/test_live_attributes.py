@@ -561,10 +561,10 @@ def test_attribute_values_are_the_c_params(kind):
 
     def check():
         record = env.batch.params_buffer.view(info.params_dtype)[0]
-        for name, field in _attributes.GYM_PARAMS[kind].items():
+        for name, field in _attributes.attributes(kind).items():
             value = getattr(env, name)
-            if name in _attributes.SWITCHES:
-                value = _attributes.SWITCHES[name](value)
+            if _attributes.is_switch(kind, name):
+                value = _attributes.switch_value(kind, name, value)
             assert float(record[field]) == float(value), (name, record[field], value)
 
     check()
@@ -606,8 +606,8 @@ def test_stream_bit_generator_without_init_is_safe():
 
 # ------------------------------------------ numpy scalar attribute values
 
-# Attributes Gymnasium combines only with float64 values (ccgym._attributes.
-# NUMPY_NARROW_OK): a numpy float32/float16 value computes as float(value).
+# Attributes Gymnasium combines only with float64 values (typing class
+# "narrow"): a numpy float32/float16 value computes as float(value).
 NARROW = {"gravity": 12.3, "masscart": 1.3, "masspole": 0.37, "total_mass": 1.7,
           "length": 0.61, "polemass_length": 0.21, "force_mag": 7.7, "tau": 0.0317,
           "theta_threshold_radians": 0.11, "x_threshold": 0.9, "min_position": -0.93,
@@ -1118,7 +1118,7 @@ def test_acrobot_torque_noise_refusals_still_apply_with_another_bit_generator():
 
 # ------------------------------------------- numpy-typed attribute values
 
-# Attributes whose numpy type the C params carry (ccgym._attributes.TYPED):
+# Attributes whose numpy type the C params carry (typing class "typed"):
 # Gymnasium's step computes with a numpy float16/float32/float64 (or int64)
 # value in numpy's promotion (NEP 50): 3 * g / (2 * l) and 3.0 / (m * l**2)
 # in float32, np.clip(u, -max_torque, max_torque) giving u (and last_u and

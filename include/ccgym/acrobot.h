@@ -1,5 +1,4 @@
-/* Ports gymnasium/envs/classic_control/acrobot.py (AcrobotEnv, v1).
- * Keep in sync with python/ccgym/_core.pxd. */
+/* Ports gymnasium/envs/classic_control/acrobot.py (AcrobotEnv, v1). */
 #ifndef CCGYM_ACROBOT_H_
 #define CCGYM_ACROBOT_H_
 

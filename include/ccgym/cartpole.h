@@ -1,5 +1,4 @@
-/* Ports gymnasium/envs/classic_control/cartpole.py (CartPoleEnv, v0 and v1).
- * Keep in sync with python/ccgym/_core.pxd. */
+/* Ports gymnasium/envs/classic_control/cartpole.py (CartPoleEnv, v0 and v1). */
 #ifndef CCGYM_CARTPOLE_H_
 #define CCGYM_CARTPOLE_H_
 

@@ -1,6 +1,5 @@
 /* Ports gymnasium/envs/classic_control/continuous_mountain_car.py
- * (Continuous_MountainCarEnv, MountainCarContinuous-v0).
- * Keep in sync with python/ccgym/_core.pxd. */
+ * (Continuous_MountainCarEnv, MountainCarContinuous-v0). */
 #ifndef CCGYM_CONTINUOUS_MOUNTAIN_CAR_H_
 #define CCGYM_CONTINUOUS_MOUNTAIN_CAR_H_
 

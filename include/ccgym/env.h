@@ -3,8 +3,10 @@
  * (src/<env>.c, through CCGYM_DEFINE_ENV in ccgym/driver.h) and listed once
  * in the registry ccgym_envs[] (src/envs.c). The Python layers build their
  * kind list, state dtypes, parameter names and defaults and reset bounds from
- * it (python/ccgym/_core.pyx).
- * Keep in sync with python/ccgym/_core.pxd. */
+ * it (python/ccgym/_core.pyx, which declares these structs in _core.pxd).
+ * A field's Gymnasium attribute name and typing class (CCGYM_ATTR) and the
+ * env's action rules and reward type are part of the def: no Python layer
+ * keeps a per-env table of them. */
 #ifndef CCGYM_ENV_H_
 #define CCGYM_ENV_H_
 
@@ -29,7 +31,61 @@ enum ccgym_param_role {
     /* An input that is a yes/no switch (0 or 1; Python bool). */
     CCGYM_PARAM_BOOL = 4,
     /* Computed by params_init from the inputs (or a Gymnasium constant). */
-    CCGYM_PARAM_DERIVED = 8
+    CCGYM_PARAM_DERIVED = 8,
+    /* A derived field params_init sets to a constant that something other
+     * than an attribute field may change (Acrobot's AVAIL_TORQUE): a write
+     * of an attribute keeps its value. */
+    CCGYM_PARAM_KEPT = 16
+};
+
+/* How a params field that is a Gymnasium attribute (its `attr` name) takes
+ * numpy values (flags; 0: Python numbers only). Each names a fact of
+ * Gymnasium's arithmetic with the attribute (python/ccgym/_attributes.py). */
+enum ccgym_attr_class {
+    /* Gymnasium compares or combines it only with float64 values: numpy
+     * float64 and int32/int64 scalars compute as a Python float does. */
+    CCGYM_ATTR_NUMPY = 1,
+    /* Every operation meets a float64 operand: numpy float32/float16
+     * scalars promote to float64 and compute as float(value) too. */
+    CCGYM_ATTR_NARROW = 2,
+    /* Its numpy type is carried by the params field "<member>_t"
+     * (ccgym/nptype.h): the typed step computes in numpy's promotion. */
+    CCGYM_ATTR_TYPED = 4,
+    /* Gymnasium multiplies it with other attributes: Python ints are taken
+     * up to 2**17 (their products stay exact as doubles). */
+    CCGYM_ATTR_INT_PRODUCT = 8,
+    /* A numpy int32 value would overflow Gymnasium's int32 products. */
+    CCGYM_ATTR_NO_INT32 = 16,
+    /* The attribute a continuous action meets first: a float16/float32 value
+     * makes numpy compute a bool or small-int action in that type. */
+    CCGYM_ATTR_ACTION_OPERAND = 32,
+    /* TYPED: a Python int is a type of its own (tag CCGYM_T_PYINT), as in
+     * MountainCar's (action - 1) * force. */
+    CCGYM_ATTR_PY_INT_TAG = 64,
+    /* Gymnasium's default is a Python int (as 0 for goal_velocity). */
+    CCGYM_ATTR_INT_DEFAULT = 128,
+    /* A change makes the single env pick its step again (a typed step, or
+     * an exception Gymnasium's step raises with such values). */
+    CCGYM_ATTR_REBINDS = 256
+};
+
+/* How the single env's step treats an action (ccgym_env_def.action_rules). */
+enum ccgym_action_rule {
+    /* Gymnasium's step asserts action_space.contains(action) first. */
+    CCGYM_RULE_ASSERTS_CONTAINS = 1,
+    /* action - 1 in the action's dtype: an unsigned 0 wraps around. */
+    CCGYM_RULE_UNSIGNED_ZERO_WRAPS = 2,
+    /* The reward squares action[0] with math.pow (OverflowError). */
+    CCGYM_RULE_SQUARE_OVERFLOWS = 4,
+    /* A list of Python floats defers to the state's dtype (CCGYM_ACTION_PY);
+     * without it a list computes as float64. */
+    CCGYM_RULE_LIST_DEFERS = 8
+};
+
+/* The type of Gymnasium's step reward. */
+enum ccgym_reward_type {
+    CCGYM_REWARD_FLOAT = 0, /* a Python float */
+    CCGYM_REWARD_NUMPY = 1  /* a numpy float64 */
 };
 
 /* One field of a state or params struct. */
@@ -42,10 +98,28 @@ typedef struct ccgym_field {
     double value;         /* params inputs: Gymnasium's default. State fields that are
                            * not float64: the value they take in a state given by its
                            * float64 fields alone (the bench ceiling's layout) */
+    const char *attr;     /* params: the Gymnasium attribute over this field, or NULL */
+    int attr_class;       /* with attr: enum ccgym_attr_class flags */
+    /* A switch attribute (CCGYM_PARAM_BOOL) read from a string: "on" (the
+     * field is 1 exactly when the value equals it, as Gymnasium's `==`), or
+     * "on|off" (the value must be one of them). NULL: the value's truth. */
+    const char *choices;
 } ccgym_field;
 
-#define CCGYM_FIELD(STRUCT_T, MEMBER, TYPE, COUNT, FLAGS, VALUE) \
-    {#MEMBER, offsetof(STRUCT_T, MEMBER), TYPE, COUNT, FLAGS, VALUE}
+/* A state field, or a params field that is no Gymnasium attribute. */
+#define CCGYM_FIELD(STRUCT_T, MEMBER, TYPE, COUNT, FLAGS, VALUE)                          \
+    {.name = #MEMBER, .offset = offsetof(STRUCT_T, MEMBER), .type = TYPE, .count = COUNT, \
+     .flags = FLAGS, .value = VALUE}
+/* A params field that Gymnasium's env has as the attribute ATTR (a string),
+ * with enum ccgym_attr_class flags ATTR_CLASS. */
+#define CCGYM_ATTR(STRUCT_T, MEMBER, TYPE, FLAGS, VALUE, ATTR, ATTR_CLASS)                    \
+    {.name = #MEMBER, .offset = offsetof(STRUCT_T, MEMBER), .type = TYPE, .count = 1,          \
+     .flags = FLAGS, .value = VALUE, .attr = ATTR, .attr_class = ATTR_CLASS}
+/* A switch attribute read from a string (see ccgym_field.choices). */
+#define CCGYM_SWITCH(STRUCT_T, MEMBER, TYPE, VALUE, ATTR, CHOICES)                            \
+    {.name = #MEMBER, .offset = offsetof(STRUCT_T, MEMBER), .type = TYPE, .count = 1,          \
+     .flags = CCGYM_PARAM_INPUT | CCGYM_PARAM_BOOL, .value = VALUE, .attr = ATTR,              \
+     .choices = CHOICES}
 
 struct ccgym_batch;
 
@@ -93,6 +167,9 @@ typedef struct ccgym_env_def {
     int reset_symmetric;          /* 1: (a, b) are (x_init, y_init); 0: (low, high) */
     const char *reset_option_a, *reset_option_b; /* their names in reset(options=...) */
     int canvas_width, canvas_height;             /* Gymnasium's render screen */
+    const char *gym_class;        /* Gymnasium's env class ("CartPoleEnv", ...) */
+    int reward_type;              /* enum ccgym_reward_type of the single env's reward */
+    int action_rules;             /* enum ccgym_action_rule flags */
     const ccgym_field *state_fields;
     int n_state_fields;
     const ccgym_field *param_fields;

@@ -1,5 +1,4 @@
-/* Ports gymnasium/envs/classic_control/mountain_car.py (MountainCarEnv, v0).
- * Keep in sync with python/ccgym/_core.pxd. */
+/* Ports gymnasium/envs/classic_control/mountain_car.py (MountainCarEnv, v0). */
 #ifndef CCGYM_MOUNTAIN_CAR_H_
 #define CCGYM_MOUNTAIN_CAR_H_
 

@@ -1,5 +1,4 @@
-/* Ports gymnasium/envs/classic_control/pendulum.py (PendulumEnv, v1).
- * Keep in sync with python/ccgym/_core.pxd. */
+/* Ports gymnasium/envs/classic_control/pendulum.py (PendulumEnv, v1). */
 #ifndef CCGYM_PENDULUM_H_
 #define CCGYM_PENDULUM_H_
 

@@ -7,7 +7,7 @@ C params struct: reading gives the value last written (Gymnasium's value and
 type), writing sets the field the kernel reads on the next step. The fields
 are the C env table's (``_core.env_info(kind).params_dtype``); what is per
 env is only which Gymnasium attribute names which field, stated once in
-:data:`GYM_PARAMS`.
+its field's ``attr`` in the C env def (``_core.env_info(kind).attributes``).
 
 Derived fields follow Gymnasium's own timing. A params field that is itself a
 Gymnasium attribute (CartPole's ``total_mass``, computed once in __init__)
@@ -17,13 +17,13 @@ _dsdt terms, which Gymnasium computes in every step) is recomputed by the
 table's params_init.
 
 Values: Python ints (|v| <= 2**53; 2**17 where Gymnasium multiplies
-attributes together, :data:`INT_PRODUCTS`) and floats everywhere, as
+attributes together: class ``int_product``) and floats everywhere, as
 Gymnasium's defaults are; numpy float64/int32/int64 scalars where Gymnasium's
 arithmetic with them is the same as with a Python float
-(:data:`NUMPY_SCALAR_OK`), numpy float32/float16 ones where numpy promotes
-them to float64 at every use (:data:`NUMPY_NARROW_OK`); and numpy
+(class ``numpy``), numpy float32/float16 ones where numpy promotes
+them to float64 at every use (class ``narrow``); and numpy
 float16/float32/float64/int32/int64 scalars for the attributes whose type
-the C params carry (:data:`TYPED`: the step computes with them in numpy's
+the C params carry (class ``typed``: the step computes with them in numpy's
 promotion, ccgym/nptype.h). Anything else (those elsewhere, 0-d arrays,
 unsigned or 8/16-bit ints, bools, strings) raises TypeError: with it
 Gymnasium would compute in another precision or type, which ccgym does not
@@ -41,110 +41,95 @@ import numpy as np
 
 from ccgym import _core
 
-# Gymnasium attribute -> params field (the C member's name), per env kind.
-GYM_PARAMS: dict[str, dict[str, str]] = {
-    "CartPole": {name: name for name in (
-        "gravity", "masscart", "masspole", "total_mass", "length", "polemass_length",
-        "force_mag", "tau", "theta_threshold_radians", "x_threshold")}
-    | {"kinematics_integrator": "euler", "_sutton_barto_reward": "sutton_barto_reward"},
-    "MountainCar": {name: name for name in (
-        "min_position", "max_position", "max_speed", "goal_position", "goal_velocity",
-        "force", "gravity")},
-    "MountainCarContinuous": {name: name for name in (
-        "min_position", "max_position", "max_speed", "goal_position", "goal_velocity",
-        "power")},
-    "Pendulum": {name: name for name in ("max_speed", "max_torque", "dt", "g", "m", "l")},
-    "Acrobot": {name: name.lower() for name in (
-        "dt", "LINK_LENGTH_1", "LINK_LENGTH_2", "LINK_MASS_1", "LINK_MASS_2",
-        "LINK_COM_POS_1", "LINK_COM_POS_2", "LINK_MOI", "MAX_VEL_1", "MAX_VEL_2",
-        "torque_noise_max")} | {"book_or_nips": "book"},
-}
-
-# Attributes whose value Gymnasium compares or combines only with float64
-# values, so that a numpy float64 or integer scalar computes as a Python
-# float does. Elsewhere (float32 state or actions) numpy's promotion makes a
-# numpy scalar change the precision: those take Python numbers only.
-NUMPY_SCALAR_OK: dict[str, frozenset[str]] = {
-    "CartPole": frozenset(GYM_PARAMS["CartPole"]),
-    "MountainCar": frozenset(GYM_PARAMS["MountainCar"]),
-    "MountainCarContinuous": frozenset(),
-    "Pendulum": frozenset({"g", "dt", "max_speed"}),
-    # bound(ns[2], -MAX_VEL_1, MAX_VEL_1) returns a value or the bound itself
-    # (into a float64 array); uniform(-t, t) takes its bounds as C doubles.
-    "Acrobot": frozenset({"MAX_VEL_1", "MAX_VEL_2", "torque_noise_max"}),
-}
-
-# Attributes that also take numpy float32 and float16 scalars: every
-# operation Gymnasium's step does with them has a numpy float64 operand (the
-# state's elements, np.sin/np.cos/np.square of them, a float64 clip), so
-# numpy promotes to float64 and the value computes as float(value) does, on
-# numpy 2 (NEP 50) and on numpy 1's value-based promotion alike. Not here
-# (TypeError): attributes that meet a Python number, an action or another
-# attribute first, where numpy would compute in float32 (CartPole is listed,
-# but not while its state is a written list of Python numbers; see
-# python_number_state).
-NUMPY_NARROW_OK: dict[str, frozenset[str]] = {
-    "CartPole": frozenset(GYM_PARAMS["CartPole"]) - {"kinematics_integrator",
-                                                      "_sutton_barto_reward"},
-    # Only compared with (or clipped against) the float64 position/velocity
-    # (the batched envs' rule; the single env takes all seven: TYPED).
-    "MountainCar": frozenset({"min_position", "max_position", "goal_position",
-                              "goal_velocity"}),
-    "MountainCarContinuous": frozenset(),
-    # (...) * dt and np.clip(newthdot, ...) meet the float64 newthdot.
-    "Pendulum": frozenset({"dt", "max_speed"}),
-    "Acrobot": frozenset({"MAX_VEL_1", "MAX_VEL_2", "torque_noise_max"}),
-}
-
-# Attributes Gymnasium multiplies with each other (Pendulum's m * l**2,
-# Acrobot's _dsdt terms, up to 2 * m2 * l1 * lc2): with int values it does
-# so in exact integer arithmetic, which C's doubles match only while every
-# product stays below 2**53. Ints there are taken up to 2**17.
-INT_PRODUCTS: dict[str, frozenset[str]] = {
-    "Pendulum": frozenset({"g", "m", "l"}),
-    "Acrobot": frozenset({"LINK_LENGTH_1", "LINK_MASS_1", "LINK_MASS_2", "LINK_COM_POS_1",
-                          "LINK_COM_POS_2", "LINK_MOI"}),
-}
+# Every fact of an attribute is its params field's in the C env def
+# (CCGYM_ATTR/CCGYM_SWITCH in src/<env>.c; ccgym._core.env_info(kind):
+# ``attributes`` maps each Gymnasium attribute to its field, ``attr_class``
+# gives its numeric-typing class, ``switches`` the switches' choices,
+# ``kept_fields`` what a write keeps). The classes (enum ccgym_attr_class):
+#   numpy: Gymnasium compares or combines it only with float64 values, so a
+#     numpy float64 or integer scalar computes as a Python float does.
+#     Elsewhere (float32 state or actions) numpy's promotion makes a numpy
+#     scalar change the precision: those take Python numbers only.
+#   narrow: numpy float32/float16 scalars too: every operation Gymnasium's
+#     step does with it has a numpy float64 operand (the state's elements,
+#     np.sin/np.cos/np.square of them, a float64 clip), so numpy promotes to
+#     float64 and the value computes as float(value) does.
+#   int_product: Gymnasium multiplies it with other attributes (Pendulum's
+#     m * l**2, Acrobot's _dsdt terms): with int values it does so in exact
+#     integer arithmetic, which C's doubles match only while every product
+#     stays below 2**53. Ints there are taken up to 2**17.
+#   typed: the C params carry its numpy type (a tag field "<field>_t",
+#     ccgym/nptype.h: 0 a Python number, 1 float16, 2 float32, 3 float64 or
+#     a numpy int32/int64, which compute as float64 values here): the
+#     kernel's typed step computes with it as numpy 2 does (NEP 50).
+#   no_int32: a typed attribute numpy int32 values would overflow in
+#     Gymnasium's int32 products (m * l**2): np.int64 only.
+#   py_int_tag: a typed attribute for which a Python int is a type of its
+#     own (MountainCar's (action - 1) * force is then an integer of a numpy
+#     int action's type, include/ccgym/mountain_car.h).
+#   action_operand: the attribute a continuous action meets first
+#     (np.clip(u, -max_torque, ...); force * power): a float16/float32 value
+#     of it makes numpy compute a bool or 8/16-bit integer action in float16
+#     or float32, which the env then passes to C as an array of that dtype.
+#   rebinds: a write makes the single env pick its step again.
+_CLASS = _core.ATTR_CLASSES
+_PY_INT_TAG = 4  # CCGYM_MC_FORCE_INT (include/ccgym/mountain_car.h)
 _MAX_PRODUCT_INT = 2 ** 17
-
-# Attributes whose numpy type the C params carry (a tag field "<field>_t",
-# ccgym/nptype.h: 0 a Python number, 1 float16, 2 float32, 3 float64 or a
-# numpy int32/int64, which compute as float64 values here): the kernel's
-# typed step computes with them as numpy 2 does (NEP 50), line by line.
-TYPED: dict[str, frozenset[str]] = {
-    "Pendulum": frozenset({"g", "m", "l", "max_torque"}),
-    "MountainCarContinuous": frozenset(GYM_PARAMS["MountainCarContinuous"]),
-    # (action - 1) * force meets the action's int type; the velocity the
-    # state keeps takes the sum's type (ccgym/mountain_car.h).
-    "MountainCar": frozenset(GYM_PARAMS["MountainCar"]),
-}
-# MountainCar's force_t for a Python int force: (action - 1) * force is then
-# an integer of a numpy int action's type (include/ccgym/mountain_car.h).
-_MC_FORCE_INT = 4
 _TAGS = {np.float16: 1, np.float32: 2, np.float64: 3, np.int32: 3, np.int64: 3}
 TYPED_SCALARS = tuple(_TAGS)
-# Typed attributes that numpy int32 scalars would overflow in Gymnasium's
-# int32 products (m * l**2): np.int64 only.
-_NO_INT32: dict[str, frozenset[str]] = {"Pendulum": frozenset({"m", "l"})}
 
-# The attribute a continuous action meets first in Gymnasium's step
-# (np.clip(u, -max_torque, ...); force * power): a float16/float32 value of
-# it makes numpy compute a bool or 8/16-bit integer action in float16 or
-# float32, which the env then passes to C as an array of that dtype.
-ACTION_OPERAND: dict[str, str] = {"Pendulum": "max_torque", "MountainCarContinuous": "power"}
+
+def attributes(kind: str) -> dict[str, str]:
+    """Gymnasium attribute -> params field of an env kind, from its C def."""
+    return _core.env_info(kind).attributes
+
+
+def has_class(kind: str, name: str, cls: str) -> bool:
+    """Whether Gymnasium attribute ``name`` of ``kind`` is of typing class
+    ``cls`` (a key of ``ccgym._core.ATTR_CLASSES``)."""
+    return bool(_core.env_info(kind).attr_class.get(name, 0) & _CLASS[cls])
+
+
+def of_class(kind: str, cls: str) -> list[str]:
+    """The attributes of ``kind`` of typing class ``cls``, in field order."""
+    return [name for name in attributes(kind) if has_class(kind, name, cls)]
+
+
+def action_operand(kind: str) -> str | None:
+    """The attribute a continuous action of ``kind`` meets first, or None."""
+    return next(iter(of_class(kind, "action_operand")), None)
+
+
+def is_switch(kind: str, name: str) -> bool:
+    return name in _core.env_info(kind).switches
+
+
+def switch_value(kind: str, name: str, value: Any) -> bool:
+    """How Gymnasium's step reads switch attribute ``name``: the field's
+    0/1. A switch with one choice is on when the value equals it (anything
+    else is off, as Gymnasium's ``==``); one with several takes only them
+    (ValueError for a typo, which Gymnasium would silently read as off); a
+    switch without choices is the value's truth."""
+    choices = _core.env_info(kind).switches[name]
+    if choices is None:
+        return bool(value)
+    if len(choices) > 1 and not (isinstance(value, str) and value in choices):
+        raise ValueError(f"{name} must be " + " or ".join(repr(c) for c in choices)
+                         + f", got {value!r}")
+    return isinstance(value, str) and value == choices[0]
 
 
 def typed_number(kind: str, name: str, value: Any) -> tuple[float, int]:
-    """(the float C stores, its type tag) of a TYPED attribute's value, or
+    """(the float C stores, its type tag) of a typed attribute's value, or
     TypeError/ValueError."""
     t = type(value)
-    if t is int and kind == "MountainCar" and name == "force":
-        return number(kind, name, value), _MC_FORCE_INT
+    if t is int and has_class(kind, name, "py_int_tag"):
+        return number(kind, name, value), _PY_INT_TAG
     if t is float or t is int:
         return number(kind, name, value), 0
     if t in _TAGS:
-        limit = _MAX_PRODUCT_INT if name in INT_PRODUCTS.get(kind, ()) else _MAX_EXACT_INT
-        if t is np.int32 and name in _NO_INT32.get(kind, ()):
+        limit = _MAX_PRODUCT_INT if has_class(kind, name, "int_product") else _MAX_EXACT_INT
+        if t is np.int32 and has_class(kind, name, "no_int32"):
             raise TypeError(
                 f"{name} = {value!r} (int32): Gymnasium's m * l**2 would compute in int32, "
                 "which overflows; assign a Python int or np.int64")
@@ -204,33 +189,14 @@ def cast_action(action: Any, attribute_dtype: np.dtype) -> Any:
     return action
 
 
-def _book(value: Any) -> bool:
-    # Gymnasium reads anything but "nips" as "book"; a typo is refused here.
-    if not (isinstance(value, str) and value in ("book", "nips")):
-        raise ValueError(f"book_or_nips must be 'book' or 'nips', got {value!r}")
-    return value == "book"
-
-
-# Attributes that are switches: how Gymnasium's step reads the value.
-SWITCHES: dict[str, Callable[[Any], bool]] = {
-    "kinematics_integrator": lambda v: isinstance(v, str) and v == "euler",
-    "_sutton_barto_reward": bool,
-    "book_or_nips": _book,
-}
-
 _MAX_EXACT_INT = 2 ** 53
 # CartPole's np.square(theta_dot), Pendulum's thdot**2: exact in int32.
 _MAX_SQUARED_INT = 46340
 
-# Params fields params_init sets to a constant that an attribute other than
-# a GYM_PARAMS one may change (Acrobot's AVAIL_TORQUE): kept on every write.
-KEPT: dict[str, set[str]] = {"Acrobot": {"torque_0", "torque_1", "torque_2"}}
-
-
 def number(kind: str, name: str, value: Any) -> float:
     """``value`` as the float C stores, or TypeError/ValueError if Gymnasium
     would compute with it differently from a Python float."""
-    limit = _MAX_PRODUCT_INT if name in INT_PRODUCTS.get(kind, ()) else _MAX_EXACT_INT
+    limit = _MAX_PRODUCT_INT if has_class(kind, name, "int_product") else _MAX_EXACT_INT
     if type(value) is float:
         return value
     if type(value) is int:
@@ -245,8 +211,8 @@ def number(kind: str, name: str, value: Any) -> float:
             f"{name} must be a scalar, got a numpy array {value!r}: Gymnasium would keep that "
             "array and see later in-place changes to it, which ccgym cannot; assign "
             "value[()] (a numpy scalar) or float(value)")
-    numpy_ok = name in NUMPY_SCALAR_OK[kind]
-    narrow_ok = name in NUMPY_NARROW_OK[kind]
+    numpy_ok = has_class(kind, name, "numpy")
+    narrow_ok = has_class(kind, name, "narrow")
     if isinstance(value, np.integer) and numpy_ok:
         # Unsigned and 8/16-bit ints wrap in Gymnasium's -value and products.
         if value.dtype.kind != "i" or value.dtype.itemsize < 4:
@@ -261,7 +227,7 @@ def number(kind: str, name: str, value: Any) -> float:
     if type(value) in (np.float32, np.float16) and narrow_ok:
         return float(value)
     if type(value) in (np.float64, np.float32, np.float16) or isinstance(value, np.integer):
-        where = ", ".join(sorted(NUMPY_NARROW_OK[kind])) or "none"
+        where = ", ".join(sorted(of_class(kind, "narrow"))) or "none"
         raise TypeError(
             f"{name} = {value!r} ({type(value).__name__}): Gymnasium's step would combine it "
             f"with a Python number, an action or another attribute in {value.dtype} "
@@ -270,31 +236,6 @@ def number(kind: str, name: str, value: Any) -> float:
     raise TypeError(
         f"{name} must be a real number, got {value!r} ({type(value).__name__}): Gymnasium's "
         "arithmetic with it would use another precision or type, which ccgym does not model")
-
-
-def step_error(kind: str, faces: dict[str, Any]) -> Exception | None:
-    """The exception Gymnasium's step raises, whatever the state and action,
-    with these attribute values, else None. Pendulum's step computes
-    ``3 * g / (2 * l)`` and ``3.0 / (m * l**2)``: with Python numbers a zero
-    divisor raises ZeroDivisionError and ``l**2`` of a huge float raises
-    OverflowError (numpy scalars give inf or NaN instead, which the kernel
-    computes as numpy does). Evaluated here with Gymnasium's own
-    expressions on the Python numbers, so the exception is Python's."""
-    if kind != "Pendulum":
-        return None
-    g, m, l = faces.get("g", 10.0), faces.get("m", 1.0), faces.get("l", 1.0)  # noqa: E741
-    py = (int, float)
-    if type(l) not in py:
-        return None
-    try:
-        if type(g) in py:
-            3 * g / (2 * l)
-        squared = l**2
-        if type(m) in py:
-            3.0 / (m * squared)
-    except (ZeroDivisionError, OverflowError) as e:
-        return e
-    return None
 
 
 def python_number_state(value: Any) -> bool:
@@ -322,7 +263,7 @@ def write_params(core: Any, kind: str, changes: dict[str, float]) -> None:
         record[field] = value
     inputs = {f: (bool(record[f]) if f in info.bool_fields else float(record[f]))
               for f in info.param_fields}
-    kept = set(GYM_PARAMS[kind].values()) | set(info.param_fields) | KEPT.get(kind, set())
+    kept = set(info.attributes.values()) | set(info.param_fields) | set(info.kept_fields)
 
     def apply() -> None:
         core.set_params(inputs)
@@ -359,38 +300,32 @@ class ParamAttribute:
             env.__dict__.setdefault("_attr_faces", {})[self.name] = value
             return
         kind = env.kind
-        field = GYM_PARAMS[kind][self.name]
+        field = attributes(kind)[self.name]
         tag_change: dict[str, int] = {}
-        if self.name in SWITCHES:
-            c_value = float(SWITCHES[self.name](value))
-        elif self.name in TYPED.get(kind, ()):
+        if is_switch(kind, self.name):
+            c_value = float(switch_value(kind, self.name, value))
+        elif has_class(kind, self.name, "typed"):
             c_value, tag = typed_number(kind, self.name, value)
             tag_change[field + "_t"] = tag
         else:
             c_value = number(kind, self.name, value)
-            if (kind == "CartPole" and type(value) in (np.float32, np.float16)
-                    and python_number_state(env._current_state_object())):
-                raise TypeError(
-                    f"{self.name} = {value!r}: the state is a written list of Python numbers, "
-                    "with which Gymnasium's next step would compute x + tau * x_dot in "
-                    f"{value.dtype}; assign a Python float, or the state as a float64 array")
+            env._check_attribute(self.name, value)  # the env's own quirks, if any
         if self.check is not None:
             self.check(self.name, c_value)
         env._write_params({field: c_value, **tag_change})
         env.__dict__.setdefault("_attr_faces", {})[self.name] = value
-        if kind in ("Pendulum", "MountainCar"):
-            env._bind_step()  # step_error, or whether the action's type matters
-        if ACTION_OPERAND.get(kind) == self.name:
+        if has_class(kind, self.name, "action_operand"):
             narrow = type(value) in (np.float16, np.float32)
             env.__dict__["_narrow_action"] = np.dtype(type(value)) if narrow else None
-            env._bind_step()
+        if has_class(kind, self.name, "rebinds") or has_class(kind, self.name, "action_operand"):
+            env._bind_step()  # a typed step, a step Gymnasium's would raise in, an action cast
 
 
 def install(cls: type, checks: dict[str, Callable[[Any, Any], None]] | None = None) -> type:
     """Makes every Gymnasium attribute of cls.kind a ParamAttribute of cls
     (a class-level value there, as Acrobot's constants, becomes its default)."""
     checks = checks or {}
-    for name in GYM_PARAMS[cls.kind]:
+    for name in attributes(cls.kind):
         default = cls.__dict__.get(name)
         if isinstance(default, property):
             default = None
@@ -405,10 +340,12 @@ def faces(env: Any) -> dict[str, Any]:
 
 # ------------------------------------------------------------------ state
 
-def state_array(kind: str, value: Any, length: int,
-                float32_ok: bool) -> tuple[np.ndarray, bool]:
+def state_array(kind: str, value: Any, length: int, float32_ok: bool,
+                squared: bool = False) -> tuple[np.ndarray, bool]:
     """A written ``state`` as (float64 values, was float32), or TypeError /
-    ValueError for a value Gymnasium's step would compute with differently."""
+    ValueError for a value Gymnasium's step would compute with differently
+    (``squared``: the step squares the state's elements in their own type,
+    so integers past 46340 would overflow int32)."""
     if isinstance(value, (list, tuple)):
         for x in value:
             # np.asarray would make a mixed list float64, but Gymnasium
@@ -432,7 +369,7 @@ def state_array(kind: str, value: Any, length: int,
         raise TypeError(
             f"{kind} state of dtype {arr.dtype}: Gymnasium's np.sin/np.cos/np.square of it "
             "compute in float16/float32 (or wrap around); assign float64 values")
-    if (kind in ("CartPole", "Pendulum") and arr.dtype.kind in "iu"
+    if (squared and arr.dtype.kind in "iu"
             and np.any(np.abs(arr.astype(np.float64)) > _MAX_SQUARED_INT)):
         raise ValueError(
             f"{kind} state: integers beyond {_MAX_SQUARED_INT}: Gymnasium squares them "

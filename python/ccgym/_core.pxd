@@ -24,6 +24,22 @@ cdef extern from "ccgym/env.h" nogil:
         CCGYM_PARAM_PHYSICS
         CCGYM_PARAM_BOOL
         CCGYM_PARAM_DERIVED
+        CCGYM_PARAM_KEPT
+        CCGYM_ATTR_NUMPY
+        CCGYM_ATTR_NARROW
+        CCGYM_ATTR_TYPED
+        CCGYM_ATTR_INT_PRODUCT
+        CCGYM_ATTR_NO_INT32
+        CCGYM_ATTR_ACTION_OPERAND
+        CCGYM_ATTR_PY_INT_TAG
+        CCGYM_ATTR_INT_DEFAULT
+        CCGYM_ATTR_REBINDS
+        CCGYM_RULE_ASSERTS_CONTAINS
+        CCGYM_RULE_UNSIGNED_ZERO_WRAPS
+        CCGYM_RULE_SQUARE_OVERFLOWS
+        CCGYM_RULE_LIST_DEFERS
+        CCGYM_REWARD_FLOAT
+        CCGYM_REWARD_NUMPY
 
     ctypedef struct ccgym_field:
         const char *name
@@ -32,6 +48,9 @@ cdef extern from "ccgym/env.h" nogil:
         int count
         int flags
         double value
+        const char *attr
+        int attr_class
+        const char *choices
 
     ctypedef struct ccgym_env_def:
         const char *name
@@ -47,6 +66,9 @@ cdef extern from "ccgym/env.h" nogil:
         const char *reset_option_b
         int canvas_width
         int canvas_height
+        const char *gym_class
+        int reward_type
+        int action_rules
         const ccgym_field *state_fields
         int n_state_fields
         const ccgym_field *param_fields

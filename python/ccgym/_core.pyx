@@ -50,8 +50,9 @@ cdef extern from "numpy/arrayobject.h":
 
 
 # ------------------------------------------------------------ action rules
-# How Gymnasium computes an action, per env: the one table the binding reads
-# to pick the kernel's arithmetic (include/ccgym/driver.h, enum
+# How Gymnasium computes an action, per env: the rule table the binding
+# builds from each env def's action_rules (CCGYM_RULE_*, ccgym/env.h) to pick
+# the kernel's arithmetic (include/ccgym/driver.h, enum
 # ccgym_action_type; each intermediate's dtype is traced in
 # tools/dependency_spec.md, section 3). numpy 2 (NEP 50) computes an
 # action's terms in the action's own dtype; a batch's dtype applies to every
@@ -62,11 +63,12 @@ cdef extern from "numpy/arrayobject.h":
 # source is its dtype ("float16", "float32", "float64", "int" for every
 # integer width, "bool"), or "python" for a list or tuple of Python floats,
 # ints and bools.
-#   Pendulum: np.clip(u, -2.0, 2.0) keeps a float16/32/64 array's dtype and
-#     makes ints, bools and lists float64.
-#   MountainCarContinuous: force = action[0] keeps a numpy scalar's dtype (an
-#     int or bool then becomes float64 in force * power); a list's element is
-#     a Python float, which defers to the state's float32 in velocity += ...
+#   For example Pendulum: np.clip(u, -2.0, 2.0) keeps a float16/32/64
+#     array's dtype and makes ints, bools and lists float64.
+#   MountainCarContinuous (CCGYM_RULE_LIST_DEFERS): force = action[0] keeps a
+#     numpy scalar's dtype (an int or bool then becomes float64 in force *
+#     power); a list's element is a Python float, which defers to the state's
+#     float32 in velocity += ...
 # "square_overflows": the reward is math.pow(action[0], 2), which raises
 #   OverflowError when a finite float64's square overflows: refused alike.
 # "asserts_contains": the single env's step asserts action_space.contains(action)
@@ -83,24 +85,39 @@ cdef extern from "numpy/arrayobject.h":
 # (Gymnasium indexes AVAIL_TORQUE[a], so -1 means 2; ccgym keeps to Discrete(3)).
 ACTION_TYPES = {"float32": CCGYM_ACTION_F32, "float64": CCGYM_ACTION_F64,
                 "float16": CCGYM_ACTION_F16, "python": CCGYM_ACTION_PY}
-_ACTION_RULES = {
-    "Pendulum": {"types": {"float32": CCGYM_ACTION_F32, "float64": CCGYM_ACTION_F64,
-                           "float16": CCGYM_ACTION_F16, "int": CCGYM_ACTION_F64,
-                           "bool": CCGYM_ACTION_F64, "python": CCGYM_ACTION_F64}},
-    "MountainCarContinuous": {"types": {"float32": CCGYM_ACTION_F32,
-                                        "float64": CCGYM_ACTION_F64,
-                                        "float16": CCGYM_ACTION_F16, "int": CCGYM_ACTION_F64,
-                                        "bool": CCGYM_ACTION_F64, "python": CCGYM_ACTION_PY},
-                              "square_overflows": True},
-    "CartPole": {"asserts_contains": True},
-    "MountainCar": {"unsigned_zero_wraps": True, "asserts_contains": True},
-}
+# The numeric-typing classes of an attribute (ccgym_field.attr_class, enum
+# ccgym_attr_class in ccgym/env.h), by name: EnvInfo.attr_class holds them.
+ATTR_CLASSES = {"numpy": CCGYM_ATTR_NUMPY, "narrow": CCGYM_ATTR_NARROW,
+                "typed": CCGYM_ATTR_TYPED, "int_product": CCGYM_ATTR_INT_PRODUCT,
+                "no_int32": CCGYM_ATTR_NO_INT32, "action_operand": CCGYM_ATTR_ACTION_OPERAND,
+                "py_int_tag": CCGYM_ATTR_PY_INT_TAG, "int_default": CCGYM_ATTR_INT_DEFAULT,
+                "rebinds": CCGYM_ATTR_REBINDS}
+
+# A continuous env's rule table is the same for every env but for a list of
+# Python floats, which computes as float64 unless the def's action_rules has
+# CCGYM_RULE_LIST_DEFERS (then it defers to the state's dtype); the other
+# rules are the def's action_rules flags (CCGYM_RULE_*, ccgym/env.h).
+_CONTINUOUS_ACTION_TYPES = {"float32": CCGYM_ACTION_F32, "float64": CCGYM_ACTION_F64,
+                            "float16": CCGYM_ACTION_F16, "int": CCGYM_ACTION_F64,
+                            "bool": CCGYM_ACTION_F64, "python": CCGYM_ACTION_F64}
+
+
+cdef dict _action_rules(const ccgym_env_def *d):
+    """The rule table of an env def (see above): a dict of its rules."""
+    rules = {"asserts_contains": bool(d.action_rules & CCGYM_RULE_ASSERTS_CONTAINS),
+             "unsigned_zero_wraps": bool(d.action_rules & CCGYM_RULE_UNSIGNED_ZERO_WRAPS),
+             "square_overflows": bool(d.action_rules & CCGYM_RULE_SQUARE_OVERFLOWS)}
+    if d.action_dim:
+        types = dict(_CONTINUOUS_ACTION_TYPES)
+        if d.action_rules & CCGYM_RULE_LIST_DEFERS:
+            types["python"] = CCGYM_ACTION_PY
+        rules["types"] = types
+    return rules
+
+
 # The numpy dtype of each action type's arithmetic (None: Python floats).
 _ACTION_DTYPES = {CCGYM_ACTION_F32: np.dtype(np.float32), CCGYM_ACTION_F64: np.dtype(np.float64),
                   CCGYM_ACTION_F16: np.dtype(np.float16), CCGYM_ACTION_PY: None}
-# The type of the single-env step's reward where Gymnasium's is not a Python
-# float (Pendulum returns -costs, a numpy float64).
-_NUMPY_REWARD = frozenset({"Pendulum"})
 cdef cnp.dtype _F64_DESCR = np.dtype(np.float64)
 
 
@@ -139,13 +156,23 @@ class EnvInfo:
     uniform in [-a, a] x [-b, b]), ``canvas_size`` ((height, width) of the
     render screen), ``state_float_fields`` (the leading float64 state
     fields) and ``state_fill`` (the value of each other state field in a
-    state given by those alone)."""
+    state given by those alone).
+
+    Gymnasium's side of the def: ``gym_class`` (its env class name),
+    ``attributes`` (Gymnasium attribute -> params field, in field order),
+    ``attr_class`` (attribute -> its CCGYM_ATTR_* flags, see
+    :data:`ATTR_CLASSES`), ``switches`` (switch attribute -> its choices:
+    None for a truth value, else a tuple of strings whose first turns the
+    field on), ``kept_fields`` (derived fields an attribute write keeps),
+    ``numpy_reward`` (the single env's reward is a numpy float64, not a
+    Python float) and ``action_rules`` (the rule table, see _action_rules)."""
 
     __slots__ = ("kind", "index", "obs_dim", "action_dim", "n_actions", "state_size",
                  "params_size", "state_dtype", "params_dtype", "param_fields",
                  "param_defaults", "physics_fields", "bool_fields", "derived_fields",
                  "default_reset", "reset_options", "reset_symmetric", "canvas_size",
-                 "state_float_fields", "state_fill", "has_fast")
+                 "state_float_fields", "state_fill", "has_fast", "gym_class", "attributes",
+                 "attr_class", "switches", "kept_fields", "numpy_reward", "action_rules")
 
     def __setattr__(self, name, value):
         raise AttributeError("EnvInfo is read-only")
@@ -156,6 +183,7 @@ class EnvInfo:
 
 cdef object _env_info(int index):
     cdef const ccgym_env_def *d = ccgym_envs[index]
+    cdef const ccgym_field *f
     cdef int k
     info = EnvInfo.__new__(EnvInfo)
     put = lambda name, value: object.__setattr__(info, name, value)
@@ -202,6 +230,26 @@ cdef object _env_info(int index):
     put("state_float_fields", tuple(floats))
     put("state_fill", fill)
     put("has_fast", d.fast != d and d.fast.step_range != d.step_range)
+    attributes, attr_class, switches, kept = {}, {}, {}, []
+    for k in range(d.n_param_fields):
+        f = &d.param_fields[k]
+        name = f.name.decode()
+        if f.flags & CCGYM_PARAM_KEPT:
+            kept.append(name)
+        if f.attr == NULL:
+            continue
+        attr = f.attr.decode()
+        attributes[attr] = name
+        attr_class[attr] = f.attr_class
+        if f.flags & CCGYM_PARAM_BOOL:
+            switches[attr] = None if f.choices == NULL else tuple(f.choices.decode().split("|"))
+    put("gym_class", d.gym_class.decode() if d.gym_class != NULL else None)
+    put("attributes", attributes)
+    put("attr_class", attr_class)
+    put("switches", switches)
+    put("kept_fields", tuple(kept))
+    put("numpy_reward", d.reward_type == CCGYM_REWARD_NUMPY)
+    put("action_rules", _action_rules(d))
     return info
 
 
@@ -478,7 +526,7 @@ cdef str _dtype_message(str what, int kinds, target, dt):
 
 
 cdef str _dtype_source(object dt):
-    """The rule table's source of a dtype (see _ACTION_RULES), or None."""
+    """The rule table's source of a dtype (see _action_rules), or None."""
     cdef str k = dt.kind
     if k == "f":
         return "float16" if dt.itemsize == 2 else "float32" if dt.itemsize == 4 else \
@@ -807,13 +855,13 @@ cdef class Batch:
         self.reset_needed_error = RuntimeError
         self.invalid_action_error = ValueError
         self.copy_outputs = True
-        rules = _ACTION_RULES.get(kind, {})
+        rules = env_info(kind).action_rules
         self._action_types = rules.get("types")
         self._square_overflows = rules.get("square_overflows", False)
         self._unsigned_zero_wraps = rules.get("unsigned_zero_wraps", False)
         self.asserts_contains = rules.get("asserts_contains", False)
         self.uint64_actions = True
-        self._numpy_reward = kind in _NUMPY_REWARD
+        self._numpy_reward = env_info(kind).numpy_reward
         self._last_action_type = CCGYM_ACTION_F32
         self._obs_is_state = False
         self.state_writeback_hook = None
@@ -1265,7 +1313,7 @@ cdef class Batch:
     cdef object _actions(self, actions, int *action_type):
         """The one check of a batch of actions: `actions` itself when C can
         read it as it is (the fast accept), else converted or refused. Sets
-        *action_type to how the kernel computes them (_ACTION_RULES)."""
+        *action_type to how the kernel computes them (_action_rules)."""
         cdef object arr
         action_type[0] = CCGYM_ACTION_F32
         if self.action_dim == 0:
@@ -1340,7 +1388,7 @@ cdef class Batch:
     def action_type(self, actions):
         """How a step computes `actions`: "float32", "float64", "float16" or
         "python" (Python floats) for a continuous env, as Gymnasium does for
-        their dtype (ccgym/_core.pyx, _ACTION_RULES); "int64" for a discrete
+        their dtype (ccgym/_core.pyx, _action_rules); "int64" for a discrete
         one. Raises as a step would for bad actions."""
         cdef int t
         self._actions(actions, &t)
@@ -1475,7 +1523,7 @@ cdef class Batch:
             self._single_action_f = (<const float *>cnp.PyArray_DATA(<cnp.ndarray>action))[0]
             a = &self._single_action_f
         else:
-            # Gymnasium computes in the dtype it is given (_ACTION_RULES).
+            # Gymnasium computes in the dtype it is given (_action_rules).
             try:
                 arr = self._typed_actions(action, 1, -1, False, "action", &t)
             except (TypeError, ValueError) as e:

@@ -76,9 +76,6 @@ def physics_value(kind: str, name: str, value: Any, num_envs: int) -> float | np
     return arr
 
 
-# params field -> Gymnasium attribute, per kind (the inverse of GYM_PARAMS).
-_FIELD_ATTRIBUTE = {kind: {field: attr for attr, field in names.items()}
-                    for kind, names in _attributes.GYM_PARAMS.items()}
 
 
 def batch_scalar(kind: str, name: str, value: Any) -> None:
@@ -90,8 +87,9 @@ def batch_scalar(kind: str, name: str, value: Any) -> None:
     (:func:`ccgym._attributes.number`), and raises TypeError elsewhere, as
     np.float32 ``g`` for Pendulum (``3 * g`` is float32 arithmetic in
     Gymnasium's SyncVectorEnv); the single env computes those exactly."""
-    attribute = _FIELD_ATTRIBUTE[kind].get(name)
-    if attribute is None or attribute in _attributes.SWITCHES:
+    attribute = next((attr for attr, field in _attributes.attributes(kind).items()
+                      if field == name), None)
+    if attribute is None or _attributes.is_switch(kind, attribute):
         return
     if isinstance(value, np.ndarray):
         value = value[()]

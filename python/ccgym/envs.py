@@ -70,6 +70,25 @@ class _CoreEnv(gym.Env):
     #: The C kernel this class runs ("CartPole", ...), as ``batch.kind``.
     kind: ClassVar[str]
     metadata: ClassVar[dict[str, Any]]
+    # An env's own quirks, which its class sets (the shared code names no env):
+    #: its noise draws from ``np_random`` (Acrobot's torque noise);
+    _draws_from_np_random: ClassVar[bool] = False
+    #: the step's type tags depend on the state, so step is picked again after
+    #: each step (MountainCar: the velocity's type after a wall hit);
+    _rebind_after_step: ClassVar[bool] = False
+    #: Gymnasium's render() returns None before the first reset (CartPole's
+    #: and Acrobot's draw nothing then; the others raise).
+    _renders_none_before_reset: ClassVar[bool] = False
+
+    def _check_attribute(self, name: str, value: Any) -> None:
+        """An env's own check of an untyped attribute write (after the
+        shared checks of ccgym._attributes): raises to refuse it."""
+
+    @staticmethod
+    def _gym_step_error(faces: dict[str, Any]) -> Exception | None:
+        """The exception Gymnasium's step raises, whatever the state and
+        action, with these attribute values (None: it steps)."""
+        return None
 
     def __init__(self, render_mode: str | None = None, **params: Any) -> None:
         check_render_mode(render_mode, None)  # any str, as Gymnasium's envs
@@ -111,7 +130,8 @@ class _CoreEnv(gym.Env):
                 # MountainCarContinuous's goal_velocity) computes in its type,
                 # as Gymnasium's attribute does: written again, live.
                 faces = self.__dict__.get("_attr_faces", {})
-                for name in _attributes.TYPED.get(getattr(self, "kind", ""), ()):
+                typed = _attributes.of_class(self.kind, "typed") if hasattr(self, "kind") else ()
+                for name in typed:
                     if type(faces.get(name)) in _attributes.TYPED_SCALARS:
                         setattr(self, name, faces[name])
 
@@ -123,13 +143,13 @@ class _CoreEnv(gym.Env):
         # assigned Generator in step with the C stream (Acrobot's noise), or
         # writing back a handed-out `state` the caller may have mutated.
         d = self.__dict__
-        error = _attributes.step_error(self.kind, d.get("_attr_faces", {}))
+        error = self._gym_step_error(d.get("_attr_faces", {}))
         if error is not None:
             d["_step_error"] = error
             self.step = self._step_refused
             return
         d.pop("_step_error", None)
-        synced = d.get("_user_rng") is not None and self.kind == "Acrobot"
+        synced = d.get("_user_rng") is not None and self._draws_from_np_random
         handed = d.get("_handed")
         # A mutable state object may change before the step; a written one
         # (even a tuple) stops being the state at the step.
@@ -242,7 +262,7 @@ class _CoreEnv(gym.Env):
 
     def _step_refused(self, action: Any):
         """step() while Gymnasium's step raises whatever the state and action
-        (Pendulum with a Python zero ``l`` or ``m``: _attributes.step_error):
+        (Pendulum with a Python zero ``l`` or ``m``: its _gym_step_error):
         the same exception, the env unchanged (Gymnasium's has set
         ``last_u`` by then). Before a reset, the reset-needed error."""
         if not self._core.has_reset:
@@ -270,7 +290,7 @@ class _CoreEnv(gym.Env):
             self._drop_handed()
         if self.render_mode == "human":
             self.render()
-        if self.kind == "MountainCar":
+        if self._rebind_after_step:
             self._bind_step()  # the state's types may no longer need the action's
         return result
 
@@ -367,7 +387,7 @@ class _CoreEnv(gym.Env):
         from ccgym.rendering import Viewer, render_batch
 
         if not self._core.has_reset:
-            if self.kind in ("CartPole", "Acrobot"):  # Gymnasium's render returns None there
+            if self._renders_none_before_reset:  # Gymnasium's render returns None there
                 return None
             raise reset_needed("render()", "env.")
         frame = render_batch(self.kind, self.batch)[0]
@@ -635,6 +655,15 @@ class CartPoleEnv(_DiscreteEnv):
     """
 
     kind = "CartPole"
+    _renders_none_before_reset = True
+
+    def _check_attribute(self, name: str, value: Any) -> None:
+        if (type(value) in (np.float32, np.float16)
+                and _attributes.python_number_state(self._current_state_object())):
+            raise TypeError(
+                f"{name} = {value!r}: the state is a written list of Python numbers, "
+                "with which Gymnasium's next step would compute x + tau * x_dot in "
+                f"{value.dtype}; assign a Python float, or the state as a float64 array")
     metadata = {"render_modes": ["human", "rgb_array"], "render_fps": 50}
     _state_dtype = _core.state_dtype(kind)
 
@@ -679,7 +708,7 @@ class CartPoleEnv(_DiscreteEnv):
         return np.array([f["x"], f["x_dot"], f["theta"], f["theta_dot"]], dtype=np.float64)
 
     def _set_state_value(self, value: Any) -> None:
-        arr, _ = _attributes.state_array(self.kind, value, 4, float32_ok=False)
+        arr, _ = _attributes.state_array(self.kind, value, 4, float32_ok=False, squared=True)
         narrow = _attributes.narrow_faces(self)
         if narrow and _attributes.python_number_state(value):
             raise TypeError(
@@ -724,6 +753,7 @@ class MountainCarEnv(_DiscreteEnv):
     """
 
     kind = "MountainCar"
+    _rebind_after_step = True
 
     def _constructor_kwargs(self) -> dict[str, Any]:
         return {"goal_velocity": self.goal_velocity}
@@ -915,6 +945,28 @@ class PendulumEnv(_ContinuousEnv):
 
     kind = "Pendulum"
 
+    @staticmethod
+    def _gym_step_error(faces: dict[str, Any]) -> Exception | None:
+        """Pendulum's step computes ``3 * g / (2 * l)`` and ``3.0 / (m *
+        l**2)``: with Python numbers a zero divisor raises ZeroDivisionError
+        and ``l**2`` of a huge float raises OverflowError (numpy scalars give
+        inf or NaN instead, which the kernel computes as numpy does).
+        Evaluated with Gymnasium's own expressions on the Python numbers, so
+        the exception is Python's."""
+        g, m, l = faces.get("g", 10.0), faces.get("m", 1.0), faces.get("l", 1.0)  # noqa: E741
+        py = (int, float)
+        if type(l) not in py:
+            return None
+        try:
+            if type(g) in py:
+                3 * g / (2 * l)
+            squared = l**2
+            if type(m) in py:
+                3.0 / (m * squared)
+        except (ZeroDivisionError, OverflowError) as e:
+            return e
+        return None
+
     def _constructor_kwargs(self) -> dict[str, Any]:
         return {"g": self.g}
     metadata = {"render_modes": ["human", "rgb_array"], "render_fps": 30}
@@ -954,7 +1006,7 @@ class PendulumEnv(_ContinuousEnv):
             raise TypeError(
                 "Pendulum state must be a numpy array (Gymnasium computes the cost of a "
                 f"state of Python numbers in float32), got {value!r}")
-        arr, _ = _attributes.state_array(self.kind, value, 2, float32_ok=False)
+        arr, _ = _attributes.state_array(self.kind, value, 2, float32_ok=False, squared=True)
         self._write_state({"th": float(arr[0]), "thdot": float(arr[1])})
 
     @property
@@ -1107,6 +1159,8 @@ class AcrobotEnv(_DiscreteEnv, metaclass=_AcrobotType):
     """
 
     kind = "Acrobot"
+    _draws_from_np_random = True
+    _renders_none_before_reset = True
     metadata = {"render_modes": ["human", "rgb_array"], "render_fps": 15}
     _state_dtype = _core.state_dtype(kind)
     _params_dtype = _core.env_info(kind).params_dtype
