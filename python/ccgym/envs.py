@@ -79,6 +79,14 @@ class _CoreEnv(gym.Env):
     #: Gymnasium's render() returns None before the first reset (CartPole's
     #: and Acrobot's draw nothing then; the others raise).
     _renders_none_before_reset: ClassVar[bool] = False
+    #: its frames draw the last action as an icon (Pendulum's torque arrow).
+    _render_icon: ClassVar[bool] = False
+
+    @staticmethod
+    def _states_from_observations(st: np.ndarray, obs: np.ndarray, last_u: Any) -> None:
+        """Fills C states ``st`` (zeros of ``_state_dtype``) that draw as the
+        float64 observations ``obs`` (n, obs_dim) do (ccgym.rendering)."""
+        raise NotImplementedError
 
     def _check_attribute(self, name: str, value: Any) -> None:
         """An env's own check of an untyped attribute write (after the
@@ -657,6 +665,12 @@ class CartPoleEnv(_DiscreteEnv):
     kind = "CartPole"
     _renders_none_before_reset = True
 
+    @staticmethod
+    def _states_from_observations(st: np.ndarray, obs: np.ndarray, last_u: Any) -> None:
+        for i, name in enumerate(("x", "x_dot", "theta", "theta_dot")):
+            st[name] = obs[:, i]
+        st["steps_beyond_terminated"] = -1
+
     def _check_attribute(self, name: str, value: Any) -> None:
         if (type(value) in (np.float32, np.float16)
                 and _attributes.python_number_state(self._current_state_object())):
@@ -755,6 +769,10 @@ class MountainCarEnv(_DiscreteEnv):
     kind = "MountainCar"
     _rebind_after_step = True
 
+    @staticmethod
+    def _states_from_observations(st: np.ndarray, obs: np.ndarray, last_u: Any) -> None:
+        st["position"], st["velocity"] = obs[:, 0], obs[:, 1]
+
     def _constructor_kwargs(self) -> dict[str, Any]:
         return {"goal_velocity": self.goal_velocity}
     metadata = {"render_modes": ["human", "rgb_array"], "render_fps": 30}
@@ -847,6 +865,7 @@ class Continuous_MountainCarEnv(_ContinuousEnv):  # noqa: N801 (Gymnasium's name
     """
 
     kind = "MountainCarContinuous"
+    _states_from_observations = staticmethod(MountainCarEnv._states_from_observations)
 
     def _constructor_kwargs(self) -> dict[str, Any]:
         return {"goal_velocity": self.goal_velocity}
@@ -944,6 +963,14 @@ class PendulumEnv(_ContinuousEnv):
     """
 
     kind = "Pendulum"
+    _render_icon = True
+
+    @staticmethod
+    def _states_from_observations(st: np.ndarray, obs: np.ndarray, last_u: Any) -> None:
+        st["th"] = np.arctan2(obs[:, 1], obs[:, 0])
+        st["thdot"] = obs[:, 2]
+        st["last_u"] = np.nan if last_u is None else np.clip(
+            np.asarray(last_u, dtype=np.float32).reshape(-1), -2.0, 2.0)
 
     @staticmethod
     def _gym_step_error(faces: dict[str, Any]) -> Exception | None:
@@ -1161,6 +1188,11 @@ class AcrobotEnv(_DiscreteEnv, metaclass=_AcrobotType):
     kind = "Acrobot"
     _draws_from_np_random = True
     _renders_none_before_reset = True
+
+    @staticmethod
+    def _states_from_observations(st: np.ndarray, obs: np.ndarray, last_u: Any) -> None:
+        st["s"] = np.stack([np.arctan2(obs[:, 1], obs[:, 0]), np.arctan2(obs[:, 3], obs[:, 2]),
+                            obs[:, 4], obs[:, 5]], axis=1)
     metadata = {"render_modes": ["human", "rgb_array"], "render_fps": 15}
     _state_dtype = _core.state_dtype(kind)
     _params_dtype = _core.env_info(kind).params_dtype

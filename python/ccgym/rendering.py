@@ -291,7 +291,7 @@ def render_batch(kind: str, source: Any, indices: Any = None, out: np.ndarray | 
         out = np.empty((k, h, w, 3), dtype=np.uint8)
     elif out.shape != (k, h, w, 3):
         raise ValueError(f"out has shape {out.shape}; expected {(k, h, w, 3)}")
-    icon = pendulum_icon() if kind == "Pendulum" else None
+    icon = pendulum_icon() if _env_class(kind)._render_icon else None
     return _render.render(kind, states, params, idx, out, antialias, icon, num_threads)
 
 
@@ -313,41 +313,31 @@ def render_pixels(kind: str, source: Any, indices: Any = None,
         out = np.empty((k, h, w, c), dtype=np.uint8)
     elif out.shape != (k, h, w, c):
         raise ValueError(f"out has shape {out.shape}; expected {(k, h, w, c)}")
-    icon = pendulum_icon() if kind == "Pendulum" else None
+    icon = pendulum_icon() if _env_class(kind)._render_icon else None
     return _render.render(kind, states, params, idx, out, antialias, icon, num_threads)
 
 
+def _env_class(kind: str) -> type:
+    """The single-env class of a kind (named in its C def)."""
+    return getattr(ccgym.envs, _core.env_info(kind).gym_class)
+
+
 def _state_dtype(kind: str) -> np.dtype:
-    names = {"CartPole": "CartPoleEnv", "MountainCar": "MountainCarEnv",
-             "MountainCarContinuous": "Continuous_MountainCarEnv",
-             "Pendulum": "PendulumEnv", "Acrobot": "AcrobotEnv"}
-    return getattr(ccgym.envs, names[kind])._state_dtype
+    return _env_class(kind)._state_dtype
 
 
 def states_from_observations(kind: str, obs: np.ndarray, last_u: Any = None) -> np.ndarray:
     """C state bytes (a ``state_buffer``) that draw as observations ``obs``
-    (n, obs_dim) do: angles come back through atan2. Pendulum's icon needs
-    ``last_u`` (the clipped torques, (n,)); without it none is drawn."""
+    (n, obs_dim) do: angles come back through atan2 (each env class's
+    ``_states_from_observations``). Pendulum's icon needs ``last_u`` (the
+    clipped torques, (n,)); without it none is drawn."""
     kind = kind_of(kind)
     obs = np.asarray(obs, dtype=np.float64)
     if obs.ndim == 1:
         obs = obs[None]
-    st = np.zeros(len(obs), dtype=_state_dtype(kind))
-    if kind == "CartPole":
-        for i, name in enumerate(("x", "x_dot", "theta", "theta_dot")):
-            st[name] = obs[:, i]
-        st["steps_beyond_terminated"] = -1
-    elif kind in ("MountainCar", "MountainCarContinuous"):
-        st["position"], st["velocity"] = obs[:, 0], obs[:, 1]
-    elif kind == "Pendulum":
-        st["th"] = np.arctan2(obs[:, 1], obs[:, 0])
-        st["thdot"] = obs[:, 2]
-        st["last_u"] = np.nan if last_u is None else np.clip(
-            np.asarray(last_u, dtype=np.float32).reshape(-1), -2.0, 2.0)
-    else:
-        s = np.stack([np.arctan2(obs[:, 1], obs[:, 0]), np.arctan2(obs[:, 3], obs[:, 2]),
-                      obs[:, 4], obs[:, 5]], axis=1)
-        st["s"] = s
+    cls = _env_class(kind)
+    st = np.zeros(len(obs), dtype=cls._state_dtype)
+    cls._states_from_observations(st, obs, last_u)
     return st.view(np.uint8).reshape(-1)
 
 
@@ -495,7 +485,7 @@ class VectorPixelObservation(gym.vector.VectorWrapper):
         if len(idx):
             obs = np.stack([final_obs[i] for i in idx])
             last_u = None
-            if self._kind == "Pendulum" and self._actions is not None:
+            if _env_class(self._kind)._render_icon and self._actions is not None:
                 last_u = np.asarray(self._actions, dtype=np.float32).reshape(-1)[idx]
             params = self.env.unwrapped.batch.params_buffer
             frames = render_observations(self._kind, obs, last_u, self.shape, self.grayscale,
