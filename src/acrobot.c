@@ -1,3 +1,4 @@
+#include <float.h>
 #include <math.h>
 
 #include "ccgym/acrobot.h"
@@ -26,9 +27,12 @@ static const ccgym_field ccgym_acrobot_param_fields[] = {
     CCGYM_ATTR(ccgym_acrobot_params, link_moi, CCGYM_FIELD_F64, PHYS, 1.0, "LINK_MOI", CCGYM_ATTR_INT_PRODUCT),
     CCGYM_ATTR(ccgym_acrobot_params, max_vel_1, CCGYM_FIELD_F64, PHYS, 4 * M_PI, "MAX_VEL_1", CCGYM_ATTR_NUMPY | CCGYM_ATTR_NARROW),
     CCGYM_ATTR(ccgym_acrobot_params, max_vel_2, CCGYM_FIELD_F64, PHYS, 9 * M_PI, "MAX_VEL_2", CCGYM_ATTR_NUMPY | CCGYM_ATTR_NARROW),
-    CCGYM_ATTR(ccgym_acrobot_params, torque_noise_max, CCGYM_FIELD_F64, PHYS, 0.0, "torque_noise_max", CCGYM_ATTR_NUMPY | CCGYM_ATTR_NARROW),
+    /* numpy's uniform(-t, t) overflows past half the largest double (t - -t) */
+    CCGYM_BOUNDED_ATTR(ccgym_acrobot_params, torque_noise_max, CCGYM_FIELD_F64, PHYS, 0.0,
+                       "torque_noise_max", CCGYM_ATTR_NUMPY | CCGYM_ATTR_NARROW | CCGYM_ATTR_KEYWORD,
+                       0.0, DBL_MAX / 2),
     /* book_or_nips == "book" */
-    CCGYM_SWITCH(ccgym_acrobot_params, book, CCGYM_FIELD_I64, 1, "book_or_nips", "book|nips"),
+    CCGYM_SWITCH(ccgym_acrobot_params, book, CCGYM_FIELD_I64, 1, "book_or_nips", CCGYM_ATTR_KEYWORD, "book|nips"),
     CCGYM_FIELD(ccgym_acrobot_params, d1_a, CCGYM_FIELD_F64, 1, DERIVED, 0),
     CCGYM_FIELD(ccgym_acrobot_params, d1_b, CCGYM_FIELD_F64, 1, DERIVED, 0),
     CCGYM_FIELD(ccgym_acrobot_params, d1_c, CCGYM_FIELD_F64, 1, DERIVED, 0),
@@ -42,7 +46,8 @@ static const ccgym_field ccgym_acrobot_param_fields[] = {
     CCGYM_FIELD(ccgym_acrobot_params, den_a, CCGYM_FIELD_F64, 1, DERIVED, 0),
     /* Not Gymnasium's: which numpy float32 sin/cos the reset matches. 1 here;
      * the binding sets it from the running numpy (ccgym._params). */
-    CCGYM_FIELD(ccgym_acrobot_params, use_npy_fma_trig, CCGYM_FIELD_I32, 1, FLAG, 1),
+    CCGYM_FIELD(ccgym_acrobot_params, use_npy_fma_trig, CCGYM_FIELD_I32, 1,
+                FLAG | CCGYM_PARAM_NUMPY_FMA, 1),
     /* AVAIL_TORQUE: not inputs (Gymnasium's constructor takes none); set by
      * params_init to Gymnasium's class value, by the single env's attribute. */
     CCGYM_FIELD(ccgym_acrobot_params, torque_0, CCGYM_FIELD_F64, 1, DERIVED | CCGYM_PARAM_KEPT, 0),

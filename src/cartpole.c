@@ -29,8 +29,8 @@ static const ccgym_field ccgym_cartpole_param_fields[] = {
     CCGYM_ATTR(ccgym_cartpole_params, theta_threshold_radians, CCGYM_FIELD_F64, DERIVED, 0, "theta_threshold_radians", CCGYM_ATTR_NUMPY | CCGYM_ATTR_NARROW),
     CCGYM_ATTR(ccgym_cartpole_params, x_threshold, CCGYM_FIELD_F64, DERIVED, 0, "x_threshold", CCGYM_ATTR_NUMPY | CCGYM_ATTR_NARROW),
     /* kinematics_integrator == "euler" */
-    CCGYM_SWITCH(ccgym_cartpole_params, euler, CCGYM_FIELD_I32, 1, "kinematics_integrator", "euler"),
-    CCGYM_SWITCH(ccgym_cartpole_params, sutton_barto_reward, CCGYM_FIELD_I32, 0, "_sutton_barto_reward", NULL),
+    CCGYM_SWITCH(ccgym_cartpole_params, euler, CCGYM_FIELD_I32, 1, "kinematics_integrator", 0, "euler"),
+    CCGYM_SWITCH(ccgym_cartpole_params, sutton_barto_reward, CCGYM_FIELD_I32, 0, "_sutton_barto_reward", CCGYM_ATTR_KEYWORD, NULL),
 };
 #undef IN
 #undef PHYS

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import copy
 import itertools
+import math
 import pickle
 import struct
 import warnings
@@ -1472,3 +1473,50 @@ def test_mountain_car_python_int_force_with_numpy_int_actions():
         ours.step(np.int8(2))
     assert np.array_equal(ours.batch.state_buffer, before)
     assert same_value(ref.state, ours.state)
+
+
+# ------------------------------------------- one validation path per attribute
+
+def _bounded():
+    from ccgym import _core
+    return [(kind, name, bounds) for kind in _core.ENV_KINDS
+            for name, bounds in _core.env_info(kind).attr_bounds.items()]
+
+
+@pytest.mark.parametrize("kind,name,bounds", _bounded())
+def test_bounded_attribute_has_one_check_everywhere(kind, name, bounds):
+    """A bounded attribute (CCGYM_ATTR_BOUNDED in its env's C def) is
+    refused alike as a constructor keyword, an attribute write and a vector
+    env's physics when its value is not finite or out of [lo, hi], and taken
+    at its bounds; a refused write leaves the env as it was."""
+    from ccgym import _core
+
+    info = _core.env_info(kind)
+    env_id = next(i for i, spec in ccgym.ENV_SPECS.items()
+                  if getattr(ce, spec[0]).kind == kind)
+    lo, hi = bounds
+    keyword = next((k for k, a in info.keywords.items() if a == name), None)
+    field = info.attributes[name]
+    for bad in (math.nan, math.inf, -math.inf, np.nextafter(lo, -math.inf),
+                np.nextafter(hi, math.inf)):
+        if keyword is not None:
+            with pytest.raises(ValueError, match=name):
+                gym.make(f"ccgym/{env_id}", **{keyword: float(bad)})
+        env = gym.make(f"ccgym/{env_id}").unwrapped
+        before = getattr(env, name)
+        with pytest.raises(ValueError, match=name):
+            setattr(env, name, float(bad))
+        assert getattr(env, name) == before
+        if field in info.physics_fields:
+            with pytest.raises(ValueError, match=name):
+                ccgym.make_vec(env_id, 2, **{field: float(bad)})
+            with pytest.raises(ValueError, match=name):
+                ccgym.make_vec(env_id, 2, **{field: np.array([lo, bad])})
+    for good in (lo, hi):
+        env = gym.make(f"ccgym/{env_id}").unwrapped
+        setattr(env, name, good)
+        assert getattr(env, name) == good
+        if keyword is not None:
+            gym.make(f"ccgym/{env_id}", **{keyword: good}).close()
+        if field in info.physics_fields:
+            ccgym.make_vec(env_id, 2, **{field: good}).close()

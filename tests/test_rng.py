@@ -52,7 +52,7 @@ def numpy_state(seed: int) -> tuple[int, int]:
 
 
 def make_batch(n: int = 1) -> _core.Batch:
-    return _core.Batch("CartPole", n, _params.cartpole_params(), 0, _core.AUTORESET_DISABLED, 1)
+    return _core.Batch("CartPole", n, _params.PARAMS["CartPole"](), 0, _core.AUTORESET_DISABLED, 1)
 
 
 def bits64(a: np.ndarray) -> np.ndarray:
@@ -298,7 +298,7 @@ def test_seed_range_batch_mask_sizes(base, n):
 def test_seed_range_threads_match_numpy(num_threads, masked):
     """Large enough that seeding splits across the batch's threads."""
     n = 40_000
-    b = _core.Batch("CartPole", n, _params.cartpole_params(), 0, _core.AUTORESET_DISABLED,
+    b = _core.Batch("CartPole", n, _params.PARAMS["CartPole"](), 0, _core.AUTORESET_DISABLED,
                     num_threads)
     base = 2**32 - 20_011  # the two-word seeds start inside the first chunk
     mask = None
@@ -311,7 +311,7 @@ def test_seed_range_threads_match_numpy(num_threads, masked):
         assert b.get_rng(i) == numpy_state(expected), f"instance {i}"
     # The whole batch agrees with the one-thread scalar reference.
     ref = _core._seed_range_rows(base, np.zeros((n, 4), np.uint64), isa=0)
-    one = _core.Batch("CartPole", n, _params.cartpole_params(), 0, _core.AUTORESET_DISABLED, 1)
+    one = _core.Batch("CartPole", n, _params.PARAMS["CartPole"](), 0, _core.AUTORESET_DISABLED, 1)
     if masked:
         one.seed_range(7)
         ref[~mask] = _core._seed_range_rows(7, np.zeros((n, 4), np.uint64), isa=0)[~mask]
@@ -447,7 +447,7 @@ def test_trig_variant_selection_is_cached_and_consistent():
     assert isinstance(fma, bool)
     assert _params.numpy_float32_trig_uses_fma() is fma
     # Acrobot's kernel is given the same choice.
-    assert _params.acrobot_params()["use_npy_fma_trig"] is fma
+    assert _params.PARAMS["Acrobot"]()["use_npy_fma_trig"] is fma
 
 
 def test_npy_sincosf_accepts_non_contiguous_and_other_dtypes():
@@ -473,7 +473,7 @@ def test_instance_index_out_of_range_raises(call):
 
     code = textwrap.dedent(f"""
         from ccgym import _core, _params
-        b = _core.Batch("CartPole", 2, _params.cartpole_params(), 0, _core.AUTORESET_DISABLED, 1)
+        b = _core.Batch("CartPole", 2, _params.PARAMS["CartPole"](), 0, _core.AUTORESET_DISABLED, 1)
         try:
             b.{call}
         except IndexError:

@@ -35,7 +35,10 @@ enum ccgym_param_role {
     /* A derived field params_init sets to a constant that something other
      * than an attribute field may change (Acrobot's AVAIL_TORQUE): a write
      * of an attribute keeps its value. */
-    CCGYM_PARAM_KEPT = 16
+    CCGYM_PARAM_KEPT = 16,
+    /* An input ccgym sets from the running numpy: 1 when numpy's float32
+     * sin/cos is its FMA polynomial (ccgym/npmath.h), else 0. */
+    CCGYM_PARAM_NUMPY_FMA = 32
 };
 
 /* How a params field that is a Gymnasium attribute (its `attr` name) takes
@@ -66,7 +69,13 @@ enum ccgym_attr_class {
     CCGYM_ATTR_INT_DEFAULT = 128,
     /* A change makes the single env pick its step again (a typed step, or
      * an exception Gymnasium's step raises with such values). */
-    CCGYM_ATTR_REBINDS = 256
+    CCGYM_ATTR_REBINDS = 256,
+    /* A constructor keyword too, named as the attribute without a leading
+     * underscore (Gymnasium's, such as goal_velocity, or ccgym's). */
+    CCGYM_ATTR_KEYWORD = 512,
+    /* Its values must be finite and within [lo, hi] (ccgym_field.lo/hi),
+     * wherever they come from: constructor, attribute, vector physics. */
+    CCGYM_ATTR_BOUNDED = 1024
 };
 
 /* How the single env's step treats an action (ccgym_env_def.action_rules). */
@@ -104,6 +113,7 @@ typedef struct ccgym_field {
      * field is 1 exactly when the value equals it, as Gymnasium's `==`), or
      * "on|off" (the value must be one of them). NULL: the value's truth. */
     const char *choices;
+    double lo, hi;        /* CCGYM_ATTR_BOUNDED: the values taken */
 } ccgym_field;
 
 /* A state field, or a params field that is no Gymnasium attribute. */
@@ -115,11 +125,16 @@ typedef struct ccgym_field {
 #define CCGYM_ATTR(STRUCT_T, MEMBER, TYPE, FLAGS, VALUE, ATTR, ATTR_CLASS)                    \
     {.name = #MEMBER, .offset = offsetof(STRUCT_T, MEMBER), .type = TYPE, .count = 1,          \
      .flags = FLAGS, .value = VALUE, .attr = ATTR, .attr_class = ATTR_CLASS}
+/* A CCGYM_ATTR whose values must be finite and in [LO, HI]. */
+#define CCGYM_BOUNDED_ATTR(STRUCT_T, MEMBER, TYPE, FLAGS, VALUE, ATTR, ATTR_CLASS, LO, HI)       \
+    {.name = #MEMBER, .offset = offsetof(STRUCT_T, MEMBER), .type = TYPE, .count = 1,          \
+     .flags = FLAGS, .value = VALUE, .attr = ATTR,                                             \
+     .attr_class = (ATTR_CLASS) | CCGYM_ATTR_BOUNDED, .lo = LO, .hi = HI}
 /* A switch attribute read from a string (see ccgym_field.choices). */
-#define CCGYM_SWITCH(STRUCT_T, MEMBER, TYPE, VALUE, ATTR, CHOICES)                            \
+#define CCGYM_SWITCH(STRUCT_T, MEMBER, TYPE, VALUE, ATTR, ATTR_CLASS, CHOICES)                \
     {.name = #MEMBER, .offset = offsetof(STRUCT_T, MEMBER), .type = TYPE, .count = 1,          \
      .flags = CCGYM_PARAM_INPUT | CCGYM_PARAM_BOOL, .value = VALUE, .attr = ATTR,              \
-     .choices = CHOICES}
+     .attr_class = ATTR_CLASS, .choices = CHOICES}
 
 struct ccgym_batch;
 

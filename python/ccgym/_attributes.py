@@ -100,6 +100,18 @@ def action_operand(kind: str) -> str | None:
     return next(iter(of_class(kind, "action_operand")), None)
 
 
+def check_bounds(kind: str, name: str, value: float) -> float:
+    """``value`` (the float C stores), or ValueError where attribute ``name``
+    of ``kind`` is bounded (CCGYM_ATTR_BOUNDED) and the value is not finite
+    or outside its [lo, hi]: one check for constructor keywords, attribute
+    writes and the batched envs' physics alike."""
+    bounds = _core.env_info(kind).attr_bounds.get(name)
+    if bounds is not None and not (math.isfinite(value) and bounds[0] <= value <= bounds[1]):
+        raise ValueError(f"{name} must be finite and in [{bounds[0]:g}, {bounds[1]:.4g}], "
+                         f"got {value}")
+    return value
+
+
 def is_switch(kind: str, name: str) -> bool:
     return name in _core.env_info(kind).switches
 
@@ -277,11 +289,9 @@ def write_params(core: Any, kind: str, changes: dict[str, float]) -> None:
 class ParamAttribute:
     """A Gymnasium attribute over one C params field of a single env."""
 
-    def __init__(self, name: str, class_default: Any = None,
-                 check: Callable[[Any, Any], None] | None = None) -> None:
+    def __init__(self, name: str, class_default: Any = None) -> None:
         self.name = name
         self.class_default = class_default
-        self.check = check
         self.__doc__ = f"Gymnasium's ``{name}`` (live: writing it changes the next steps)."
 
     def __get__(self, env: Any, owner: type | None = None) -> Any:
@@ -310,8 +320,7 @@ class ParamAttribute:
         else:
             c_value = number(kind, self.name, value)
             env._check_attribute(self.name, value)  # the env's own quirks, if any
-        if self.check is not None:
-            self.check(self.name, c_value)
+        check_bounds(kind, self.name, c_value)
         env._write_params({field: c_value, **tag_change})
         env.__dict__.setdefault("_attr_faces", {})[self.name] = value
         if has_class(kind, self.name, "action_operand"):
@@ -321,15 +330,14 @@ class ParamAttribute:
             env._bind_step()  # a typed step, a step Gymnasium's would raise in, an action cast
 
 
-def install(cls: type, checks: dict[str, Callable[[Any, Any], None]] | None = None) -> type:
+def install(cls: type) -> type:
     """Makes every Gymnasium attribute of cls.kind a ParamAttribute of cls
     (a class-level value there, as Acrobot's constants, becomes its default)."""
-    checks = checks or {}
     for name in attributes(cls.kind):
         default = cls.__dict__.get(name)
         if isinstance(default, property):
             default = None
-        setattr(cls, name, ParamAttribute(name, default, checks.get(name)))
+        setattr(cls, name, ParamAttribute(name, default))
     return cls
 
 

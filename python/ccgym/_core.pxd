@@ -25,6 +25,7 @@ cdef extern from "ccgym/env.h" nogil:
         CCGYM_PARAM_BOOL
         CCGYM_PARAM_DERIVED
         CCGYM_PARAM_KEPT
+        CCGYM_PARAM_NUMPY_FMA
         CCGYM_ATTR_NUMPY
         CCGYM_ATTR_NARROW
         CCGYM_ATTR_TYPED
@@ -34,6 +35,8 @@ cdef extern from "ccgym/env.h" nogil:
         CCGYM_ATTR_PY_INT_TAG
         CCGYM_ATTR_INT_DEFAULT
         CCGYM_ATTR_REBINDS
+        CCGYM_ATTR_KEYWORD
+        CCGYM_ATTR_BOUNDED
         CCGYM_RULE_ASSERTS_CONTAINS
         CCGYM_RULE_UNSIGNED_ZERO_WRAPS
         CCGYM_RULE_SQUARE_OVERFLOWS
@@ -51,6 +54,8 @@ cdef extern from "ccgym/env.h" nogil:
         const char *attr
         int attr_class
         const char *choices
+        double lo
+        double hi
 
     ctypedef struct ccgym_env_def:
         const char *name

@@ -91,7 +91,8 @@ ATTR_CLASSES = {"numpy": CCGYM_ATTR_NUMPY, "narrow": CCGYM_ATTR_NARROW,
                 "typed": CCGYM_ATTR_TYPED, "int_product": CCGYM_ATTR_INT_PRODUCT,
                 "no_int32": CCGYM_ATTR_NO_INT32, "action_operand": CCGYM_ATTR_ACTION_OPERAND,
                 "py_int_tag": CCGYM_ATTR_PY_INT_TAG, "int_default": CCGYM_ATTR_INT_DEFAULT,
-                "rebinds": CCGYM_ATTR_REBINDS}
+                "rebinds": CCGYM_ATTR_REBINDS, "keyword": CCGYM_ATTR_KEYWORD,
+                "bounded": CCGYM_ATTR_BOUNDED}
 
 # A continuous env's rule table is the same for every env but for a list of
 # Python floats, which computes as float64 unless the def's action_rules has
@@ -164,6 +165,9 @@ class EnvInfo:
     :data:`ATTR_CLASSES`), ``switches`` (switch attribute -> its choices:
     None for a truth value, else a tuple of strings whose first turns the
     field on), ``kept_fields`` (derived fields an attribute write keeps),
+    ``attr_bounds`` (attribute -> (lo, hi) where its values are bounded),
+    ``keywords`` (constructor keyword -> attribute), ``numpy_fma_fields``
+    (inputs set from the running numpy's float32 sin/cos),
     ``numpy_reward`` (the single env's reward is a numpy float64, not a
     Python float) and ``action_rules`` (the rule table, see _action_rules)."""
 
@@ -172,7 +176,8 @@ class EnvInfo:
                  "param_defaults", "physics_fields", "bool_fields", "derived_fields",
                  "default_reset", "reset_options", "reset_symmetric", "canvas_size",
                  "state_float_fields", "state_fill", "has_fast", "gym_class", "attributes",
-                 "attr_class", "switches", "kept_fields", "numpy_reward", "action_rules")
+                 "attr_class", "switches", "kept_fields", "numpy_reward", "action_rules",
+                 "attr_bounds", "keywords", "numpy_fma_fields")
 
     def __setattr__(self, name, value):
         raise AttributeError("EnvInfo is read-only")
@@ -230,17 +235,23 @@ cdef object _env_info(int index):
     put("state_float_fields", tuple(floats))
     put("state_fill", fill)
     put("has_fast", d.fast != d and d.fast.step_range != d.step_range)
-    attributes, attr_class, switches, kept = {}, {}, {}, []
+    attributes, attr_class, switches, kept, bounds, keywords, fma = {}, {}, {}, [], {}, {}, []
     for k in range(d.n_param_fields):
         f = &d.param_fields[k]
         name = f.name.decode()
         if f.flags & CCGYM_PARAM_KEPT:
             kept.append(name)
+        if f.flags & CCGYM_PARAM_NUMPY_FMA:
+            fma.append(name)
         if f.attr == NULL:
             continue
         attr = f.attr.decode()
         attributes[attr] = name
         attr_class[attr] = f.attr_class
+        if f.attr_class & CCGYM_ATTR_BOUNDED:
+            bounds[attr] = (f.lo, f.hi)
+        if f.attr_class & CCGYM_ATTR_KEYWORD:
+            keywords[attr.lstrip("_")] = attr
         if f.flags & CCGYM_PARAM_BOOL:
             switches[attr] = None if f.choices == NULL else tuple(f.choices.decode().split("|"))
     put("gym_class", d.gym_class.decode() if d.gym_class != NULL else None)
@@ -248,6 +259,9 @@ cdef object _env_info(int index):
     put("attr_class", attr_class)
     put("switches", switches)
     put("kept_fields", tuple(kept))
+    put("attr_bounds", bounds)
+    put("keywords", keywords)
+    put("numpy_fma_fields", tuple(fma))
     put("numpy_reward", d.reward_type == CCGYM_REWARD_NUMPY)
     put("action_rules", _action_rules(d))
     return info

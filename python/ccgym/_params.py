@@ -10,37 +10,46 @@ import numpy as np
 
 from ccgym import _attributes, _core
 
-def _defaults(kind: str, **changes: Any) -> dict[str, Any]:
-    """The inputs of kind's params_init: Gymnasium's defaults as the env's C def
-    states them (ccgym._core.ENV_INFO), with changes."""
-    return {**_core.ENV_INFO[kind].param_defaults, **changes}
+def params(kind: str, **keywords: Any) -> dict[str, Any]:
+    """The inputs of kind's params_init: Gymnasium's defaults as the env's C
+    def states them (``_core.env_info(kind).param_defaults``), the inputs
+    ccgym sets from the running numpy, and the constructor keywords the def
+    names (CCGYM_ATTR_KEYWORD: ``goal_velocity``, ``g``, ...), each read as
+    its attribute is (a switch as Gymnasium's step reads it; a number
+    checked against the attribute's bounds)."""
+    info = _core.env_info(kind)
+    out = dict(info.param_defaults)
+    for field in info.numpy_fma_fields:
+        out[field] = numpy_float32_trig_uses_fma()
+    for key, value in keywords.items():
+        attr = info.keywords.get(key)
+        if attr is None:
+            raise TypeError(f"{kind} got an unexpected keyword argument {key!r} (its "
+                            f"keywords: {', '.join(info.keywords) or 'none'})")
+        field = info.attributes[attr]
+        if _attributes.is_switch(kind, attr):
+            out[field] = _attributes.switch_value(kind, attr, value)
+        else:
+            out[field] = _attributes.check_bounds(kind, attr, _number(key, value))
+    return out
 
 
-def cartpole_params(sutton_barto_reward: bool = False) -> dict[str, Any]:
-    return _defaults("CartPole", sutton_barto_reward=bool(sutton_barto_reward))
-
-
-def mountain_car_params(goal_velocity: float = 0) -> dict[str, Any]:
-    return _defaults("MountainCar", goal_velocity=_number("goal_velocity", goal_velocity))
-
-
-def continuous_mountain_car_params(goal_velocity: float = 0) -> dict[str, Any]:
-    return _defaults("MountainCarContinuous",
-                     goal_velocity=_number("goal_velocity", goal_velocity))
-
-
-def pendulum_params(g: float = 10.0) -> dict[str, Any]:
-    return _defaults("Pendulum", g=_number("g", g))
-
-
-def acrobot_params(torque_noise_max: float = 0.0, book_or_nips: str = "book") -> dict[str, Any]:
-    if book_or_nips not in ("book", "nips"):
-        raise ValueError(f"book_or_nips must be 'book' or 'nips', got {book_or_nips!r}")
-    torque_noise_max = _number("torque_noise_max", torque_noise_max)
-    if not math.isfinite(torque_noise_max) or torque_noise_max < 0:
-        raise ValueError(f"torque_noise_max must be finite and >= 0, got {torque_noise_max}")
-    return _defaults("Acrobot", torque_noise_max=torque_noise_max, book=book_or_nips == "book",
-                     use_npy_fma_trig=numpy_float32_trig_uses_fma())
+def keyword_defaults(kind: str) -> dict[str, Any]:
+    """Each constructor keyword of kind (see :func:`params`) with Gymnasium's
+    default, of Gymnasium's Python type (a switch as the value that gives
+    its default: True/False, or one of its choices)."""
+    info = _core.env_info(kind)
+    out: dict[str, Any] = {}
+    for key, attr in info.keywords.items():
+        value = info.param_defaults[info.attributes[attr]]
+        choices = info.switches.get(attr)
+        if attr in info.switches:
+            value = bool(value) if choices is None else \
+                choices[0] if value or len(choices) == 1 else choices[1]
+        elif _attributes.has_class(kind, attr, "int_default"):
+            value = int(value)
+        out[key] = value
+    return out
 
 
 # Physical parameters a vector env takes per instance (scalars or length-N
@@ -62,6 +71,7 @@ def physics_value(kind: str, name: str, value: Any, num_envs: int) -> float | np
         if not math.isfinite(number):
             raise ValueError(f"{name} must be finite, got {number}")
         batch_scalar(kind, name, value)
+        _check_field_bounds(kind, name, np.array([number]))
         return number
     arr = np.asarray(value)
     if arr.dtype.kind not in "fiu":
@@ -73,7 +83,20 @@ def physics_value(kind: str, name: str, value: Any, num_envs: int) -> float | np
         )
     if not np.all(np.isfinite(arr)):
         raise ValueError(f"{name} must be finite")
+    _check_field_bounds(kind, name, arr)
     return arr
+
+
+def _attribute_of(kind: str, field: str) -> str | None:
+    """The Gymnasium attribute over params field ``field``, or None."""
+    return next((attr for attr, f in _attributes.attributes(kind).items() if f == field), None)
+
+
+def _check_field_bounds(kind: str, field: str, values: np.ndarray) -> None:
+    attr = _attribute_of(kind, field)
+    if attr is not None:
+        for v in np.unique(values):
+            _attributes.check_bounds(kind, attr, float(v))
 
 
 
@@ -87,8 +110,7 @@ def batch_scalar(kind: str, name: str, value: Any) -> None:
     (:func:`ccgym._attributes.number`), and raises TypeError elsewhere, as
     np.float32 ``g`` for Pendulum (``3 * g`` is float32 arithmetic in
     Gymnasium's SyncVectorEnv); the single env computes those exactly."""
-    attribute = next((attr for attr, field in _attributes.attributes(kind).items()
-                      if field == name), None)
+    attribute = _attribute_of(kind, name)
     if attribute is None or _attributes.is_switch(kind, attribute):
         return
     if isinstance(value, np.ndarray):
@@ -113,14 +135,8 @@ def batch_params(kind: str, kwargs: dict[str, Any]) -> dict[str, Any]:
     return PARAMS[kind](**kwargs)
 
 
-# One per kind of the registry (tests/test_env_table.py checks they match).
-PARAMS = {
-    "CartPole": cartpole_params,
-    "MountainCar": mountain_car_params,
-    "MountainCarContinuous": continuous_mountain_car_params,
-    "Pendulum": pendulum_params,
-    "Acrobot": acrobot_params,
-}
+# kind -> params(kind, **keywords), for every kind of the registry.
+PARAMS = {kind: functools.partial(params, kind) for kind in _core.ENV_KINDS}
 
 
 def _number(name: str, value: Any) -> float:

@@ -32,7 +32,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from ccgym import _attributes, _core
+from ccgym import _attributes, _core, _params
 from ccgym._frontend import (
     check_open,
     check_render_mode,
@@ -41,13 +41,6 @@ from ccgym._frontend import (
     parse_reset_bounds,
     reset_needed,
     warn_no_render_mode,
-)
-from ccgym._params import (
-    acrobot_params,
-    cartpole_params,
-    continuous_mountain_car_params,
-    mountain_car_params,
-    pendulum_params,
 )
 
 __all__ = [
@@ -682,7 +675,7 @@ class CartPoleEnv(_DiscreteEnv):
     _state_dtype = _core.state_dtype(kind)
 
     def __init__(self, sutton_barto_reward: bool = False, render_mode: str | None = None):
-        params = cartpole_params(sutton_barto_reward=sutton_barto_reward)
+        params = _params.params(self.kind, sutton_barto_reward=sutton_barto_reward)
         super().__init__(render_mode=render_mode, **params)
         self._sutton_barto_reward = sutton_barto_reward
         for key in ("gravity", "masscart", "masspole", "length", "force_mag", "tau"):
@@ -779,7 +772,7 @@ class MountainCarEnv(_DiscreteEnv):
     _state_dtype = _core.state_dtype(kind)
 
     def __init__(self, render_mode: str | None = None, goal_velocity: float = 0):
-        params = mountain_car_params(goal_velocity=goal_velocity)
+        params = _params.params(self.kind, goal_velocity=goal_velocity)
         super().__init__(render_mode=render_mode, **params)
         self.min_position = -1.2
         self.max_position = 0.6
@@ -873,7 +866,7 @@ class Continuous_MountainCarEnv(_ContinuousEnv):  # noqa: N801 (Gymnasium's name
     _state_dtype = _core.state_dtype(kind)
 
     def __init__(self, render_mode: str | None = None, goal_velocity: float = 0):
-        params = continuous_mountain_car_params(goal_velocity=goal_velocity)
+        params = _params.params(self.kind, goal_velocity=goal_velocity)
         super().__init__(render_mode=render_mode, **params)
         self.min_action = -1.0
         self.max_action = 1.0
@@ -1000,7 +993,7 @@ class PendulumEnv(_ContinuousEnv):
     _state_dtype = _core.state_dtype(kind)
 
     def __init__(self, render_mode: str | None = None, g: float = 10.0):
-        params = pendulum_params(g=g)
+        params = _params.params(self.kind, g=g)
         super().__init__(render_mode=render_mode, **params)
         self.max_speed = 8
         self.max_torque = 2.0
@@ -1216,7 +1209,7 @@ class AcrobotEnv(_DiscreteEnv, metaclass=_AcrobotType):
     actions_num = 3
 
     def __init__(self, render_mode: str | None = None, torque_noise_max: float = 0.0):
-        params = acrobot_params(torque_noise_max=torque_noise_max)
+        params = _params.params(self.kind, torque_noise_max=torque_noise_max)
         super().__init__(render_mode=render_mode, **params)
         self._core.watch_hook = functools.partial(_torque_hook, weakref.ref(self))
         with _TORQUE_LOCK:
@@ -1418,15 +1411,8 @@ AcrobotEnv._noise_slots = _float64_slots(  # type: ignore[assignment]
     AcrobotEnv._params_dtype, (*_TORQUE_FIELDS, "torque_noise_max"))
 
 
-def _check_torque_noise(name: str, value: float) -> None:
-    # numpy's uniform(-t, t) overflows (Gymnasium raises in step) past max/2.
-    if not (math.isfinite(value) and value >= 0 and math.isfinite(value - -value)):
-        raise ValueError(f"{name} must be finite, >= 0 and <= 8.9e307, got {value}")
-
-
 # Gymnasium's physical constants and thresholds: live attributes over the
 # C params (ccgym._attributes).
-for _cls in (CartPoleEnv, MountainCarEnv, Continuous_MountainCarEnv, PendulumEnv):
+for _cls in (CartPoleEnv, MountainCarEnv, Continuous_MountainCarEnv, PendulumEnv, AcrobotEnv):
     _attributes.install(_cls)
-_attributes.install(AcrobotEnv, {"torque_noise_max": _check_torque_noise})
 del _cls

@@ -16,7 +16,6 @@ imported by ``import ccgym``.
 
 from __future__ import annotations
 
-import inspect
 import os
 import time
 import warnings
@@ -47,7 +46,7 @@ from ccgym._frontend import (
     parse_reset_options,
     reset_needed,
 )
-from ccgym._params import PARAMS, batch_params
+from ccgym._params import batch_params, keyword_defaults
 
 __all__ = ["VecEnv", "VecMonitor", "make_vec_env"]
 
@@ -120,7 +119,7 @@ class VecEnv(_SB3VecEnv):
         # call under the core's guard (Batch.exclusive): a second thread's
         # call gets a RuntimeError.
         self._core.copy_outputs = False
-        self._param_names = frozenset(inspect.signature(PARAMS[self._kind]).parameters)
+        self._param_names = frozenset(keyword_defaults(self._kind))
         self._attrs: list[dict[str, Any]] = [{} for _ in range(int(num_envs))]
         self._actions: Any = None
         self._has_reset = False
@@ -343,7 +342,7 @@ class VecEnv(_SB3VecEnv):
         if name in self.env_kwargs:
             return self.env_kwargs[name]
         if name in self._param_names:
-            return inspect.signature(PARAMS[self._kind]).parameters[name].default
+            return keyword_defaults(self._kind)[name]
         return self._proto.get_wrapper_attr(name)
 
     def _reset_some(self, idx: list[int], seed: Any = None,
