@@ -87,6 +87,9 @@ class ShellBlock:
                 for opt, value in SMALL_ARGS.get(sub, {}).items():
                     if opt not in argv:
                         extra += [opt] if value is None else [opt, value]
+            for opt, value in zip(argv, argv[1:]):  # output paths: relative to the test's dir
+                if opt in ("--plot", "--json", "--out", "--samples") and value != "-":
+                    (self.tmp / value).parent.mkdir(parents=True, exist_ok=True)
             cmd = [sys.executable, "-m", "ccgym", *argv[1:], *extra]
             env = dict(os.environ, MPLBACKEND="Agg", SDL_VIDEODRIVER="dummy")
             proc = subprocess.run(cmd, cwd=self.tmp, capture_output=True, text=True, env=env,
