@@ -51,8 +51,8 @@ PAGE_IDS = [str(p.relative_to(ROOT)) for p in PAGES]
 DIRECTIVE = re.compile(r"<!--\s*docs-test:\s*(.*?)\s*-->\s*$")
 
 # ccgym subcommand -> options (and values) added when a docs block runs it,
-# unless the block gives that option itself: the commands as documented, at a
-# size the test suite can afford.
+# replacing the block's own value of that option: the commands as documented,
+# at a size the test suite can afford.
 SMALL_ARGS: dict[str, dict[str, str | None]] = {
     "demo": {"--num-envs": "8", "--steps": "10"},
     "bench": {"--ids": "CartPole-v1", "--num-envs": "1,8", "--threads": "1", "--repeats": "1",
@@ -85,8 +85,10 @@ class ShellBlock:
             extra = []
             if sub is not None and "--help" not in argv:
                 for opt, value in SMALL_ARGS.get(sub, {}).items():
-                    if opt not in argv:
-                        extra += [opt] if value is None else [opt, value]
+                    if opt in argv:  # the small size replaces the documented one
+                        i = argv.index(opt)
+                        del argv[i:i + (1 if value is None else 2)]
+                    extra += [opt] if value is None else [opt, value]
             for opt, value in zip(argv, argv[1:]):  # output paths: relative to the test's dir
                 if opt in ("--plot", "--json", "--out", "--samples") and value != "-":
                     (self.tmp / value).parent.mkdir(parents=True, exist_ok=True)
@@ -149,7 +151,8 @@ def _run_page(path: Path, tmp_path: Path, *, slow: bool) -> None:
 
 
 def _has_slow(path: Path) -> bool:
-    return "docs-test: slow" in path.read_text()
+    return any((m := DIRECTIVE.search(line)) and m.group(1) == "slow"
+               for line in path.read_text().splitlines())
 
 
 @pytest.mark.parametrize("page", PAGES, ids=PAGE_IDS)
