@@ -17,10 +17,11 @@ An HTML comment right before a block directs it:
   not importable (the frameworks' optional extras);
 - ``<!-- docs-test: skip -->``: a fragment shown, never run (say why beside it).
 
-The pages are found from the repository root; the package they exercise is
-the installed one, as for every other test. Outside a checkout (the tests of
-an unpacked sdist include README.md but not docs/) only what exists is
-collected.
+The pages are found from the repository root (README.md and docs/**.md,
+each collected once; pytest's testpaths never reach them on their own); the
+package they exercise is the installed one, as for every other test. The
+examples run in the test's temporary directory, so the files they write
+(videos, plots, runs/) land there.
 """
 
 from __future__ import annotations
@@ -36,12 +37,12 @@ from pathlib import Path
 
 import pytest
 from sybil import Sybil
+from sybil.parsers.markdown import CodeBlockParser, PythonCodeBlockParser
 
 # The pages' examples may use the ccgym/ ids without `import ccgym`, which an
 # installed wheel's startup hook makes work (tests/test_worker_ids.py tests
 # the hook); an editable install has no hook, so register the ids here.
-import ccgym  # noqa: F401
-from sybil.parsers.markdown import CodeBlockParser, PythonCodeBlockParser
+import ccgym  # noqa: F401,E402
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = ([p for p in [ROOT / "README.md"] if p.exists()]
@@ -123,7 +124,6 @@ def _run_page(path: Path, tmp_path: Path, *, slow: bool) -> None:
     sybil = Sybil(parsers=[PythonCodeBlockParser(),
                            CodeBlockParser(language="bash", evaluator=ShellBlock(tmp_path))])
     document = sybil.parse(path)
-    # Examples that write files write them into the test's own directory.
     cwd = os.getcwd()
     os.chdir(tmp_path)
     ran, skipped = 0, []
@@ -145,8 +145,6 @@ def _run_page(path: Path, tmp_path: Path, *, slow: bool) -> None:
             print(f"{path.name}:{example.line} {time.perf_counter() - t0:.2f} s")
     finally:
         os.chdir(cwd)
-        for cleanup in document.namespace.get("_docs_cleanups", []):
-            cleanup()
     print(f"{path.name}: {ran} blocks ran, skipped at lines {skipped}")
 
 
