@@ -36,8 +36,10 @@ import time
 from pathlib import Path
 
 import pytest
-from sybil import Sybil
-from sybil.parsers.markdown import CodeBlockParser, PythonCodeBlockParser
+
+pytest.importorskip("sybil", reason="needs sybil (the test extra: pip install '.[test]')")
+from sybil import Sybil  # noqa: E402
+from sybil.parsers.markdown import CodeBlockParser, PythonCodeBlockParser  # noqa: E402
 
 # The pages' examples may use the ccgym/ ids without `import ccgym`, which an
 # installed wheel's startup hook makes work (tests/test_worker_ids.py tests
