@@ -1,5 +1,5 @@
 """Env-steps/s of ccgym vs stock Gymnasium inside each framework's own loop
-(README "Frameworks"), A/B interleaved in one process, best of --repeats.
+(docs/frameworks.md, "What is faster"), A/B interleaved in one process, best of --repeats.
 
 For each framework two loops: "env" (random actions drawn beforehand: the
 env path alone) and "mlp" (a 64x64 torch MLP policy picks every action, as

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The recorded RL Zoo run of README "RL Zoo": PPO on CartPole-v1 with the
+# The recorded RL Zoo run of docs/frameworks.md, "RL Zoo": PPO on CartPole-v1 with the
 # Zoo's tuned hyperparameters (8 envs, 1e5 steps), three ways, one after the
 # other in this shell, each timed, each model then evaluated on stock
 # Gymnasium CartPole-v1 (20 deterministic episodes; the Zoo reports 500).

@@ -1,16 +1,24 @@
 """ccgym: Gymnasium's classic-control environments as C kernels.
 
+ccgym is Gymnasium's five classic-control environments (CartPole v0 and v1,
+MountainCar-v0, MountainCarContinuous-v0, Pendulum-v1 and Acrobot-v1) as C
+kernels that step N instances in one call, behind a thin Cython binding. With
+the same seed and the same actions it gives the same bits as Gymnasium.
+
 ``import ccgym`` registers ``ccgym/CartPole-v0``, ``ccgym/CartPole-v1``,
 ``ccgym/MountainCar-v0``, ``ccgym/MountainCarContinuous-v0``,
 ``ccgym/Pendulum-v1`` and ``ccgym/Acrobot-v1`` with Gymnasium, each with a
 single-env entry point (:mod:`ccgym.envs`) and a native vector entry point
-(:mod:`ccgym.vector`)::
+(:mod:`ccgym.vector`); :mod:`ccgym.sb3` is a native Stable-Baselines3
+``VecEnv``::
 
     import gymnasium as gym
     import ccgym
 
     env = gym.make("ccgym/CartPole-v1")
     envs = gym.make_vec("ccgym/CartPole-v1", num_envs=1024)
+
+The documentation (``docs/`` in the source tree) has a page per front end.
 """
 
 from __future__ import annotations

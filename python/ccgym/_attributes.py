@@ -27,7 +27,7 @@ the C params carry (class ``typed``: the step computes with them in numpy's
 promotion, ccgym/nptype.h). Anything else (those elsewhere, 0-d arrays,
 unsigned or 8/16-bit ints, bools, strings) raises TypeError: with it
 Gymnasium would compute in another precision or type, which ccgym does not
-model (README, "Drop-in compatibility").
+model (docs/compatibility.md, "Values ccgym refuses").
 
 Package-internal.
 """

@@ -39,15 +39,21 @@ def main(argv: list[str] | None = None) -> int:
     from ccgym._version import __version__
 
     parser = argparse.ArgumentParser(
-        prog="ccgym", description="ccgym: Gymnasium's classic-control envs as C kernels.")
+        prog="ccgym",
+        description="ccgym: Gymnasium's classic-control environments as C kernels that step N "
+                    "instances in one call, bit-exact with Gymnasium. ccgym COMMAND --help "
+                    "gives each command's options.",
+        epilog="Documentation: docs/getting-started.md (the command line) and the other pages "
+               "of docs/ in the source tree.")
     parser.add_argument("--version", action="version", version=f"ccgym {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
 
     demo = sub.add_parser(
         "demo", help="step every env with random actions (a quick check of the install)",
         description="Steps a vector env of every id with random actions, prints its "
-                    "env-steps/s (one run, no comparison: see ccgym bench) and a single "
-                    "env's first observation.")
+                    "env-steps/s and a single env's first observation: a check that the "
+                    "install works and a first number, not a benchmark (nothing beside it to "
+                    "compare: see ccgym bench).")
     demo.add_argument("--num-envs", type=int, default=1024,
                       help="instances per vector env (default: %(default)s)")
     demo.add_argument("--steps", type=int, default=1000,

@@ -16,7 +16,7 @@ over the env's own C stream. MountainCarContinuous's step returns its state
 itself, as Gymnasium's (editing that observation in place changes the next
 step); the other envs return fresh arrays, as Gymnasium's do. ``close()`` only closes a render window. The
 value types ccgym refuses (Gymnasium would compute with them in another
-precision) are listed in the README's "Drop-in compatibility".
+precision) are listed in docs/compatibility.md, "Values ccgym refuses".
 """
 
 from __future__ import annotations

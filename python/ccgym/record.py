@@ -161,7 +161,7 @@ def add_parser(sub: Any) -> None:
         "record", help="write a video of one episode (random policy or SB3 model)",
         description="Plays one episode with random actions or a Stable-Baselines3 model "
                     "and writes the frames ccgym's C renderer draws as a .gif (Pillow) "
-                    "or .mp4 (imageio-ffmpeg; the record extra brings both).")
+                    "or .mp4 (imageio-ffmpeg; the record extra brings both). See docs/rendering.md.")
     p.add_argument("env_id", help="e.g. CartPole-v1 or ccgym/Pendulum-v1")
     p.add_argument("--model", help="a Stable-Baselines3 model .zip (default: random actions)")
     p.add_argument("--algo", help="the model's SB3 algorithm (default: try PPO, A2C, DQN, ...)")

@@ -159,7 +159,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         "train",
         help="train a Stable-Baselines3 agent on ccgym's native VecEnv",
         description="Train PPO/A2C/DQN/SAC/TD3 (Stable-Baselines3) on a ccgym env with the "
-                    "RL Zoo's tuned hyperparameters; needs the 'sb3' extra.",
+                    "RL Zoo's tuned hyperparameters; needs the 'sb3' extra. Evaluates "
+                    "periodically, saves the model (and VecNormalize statistics) and SB3's "
+                    "training log (progress.csv) in the --out directory, and prints the final "
+                    "evaluation reward and env-steps/s. See docs/sb3.md.",
     )
     p.add_argument("env_id", help="e.g. CartPole-v1")
     p.add_argument("--algo", choices=ALGOS, default="ppo",

@@ -30,6 +30,9 @@ Every ratio compares rows at the same N, timed together with their repeats
 interleaved. Actions are drawn before the clock starts; each row warms up,
 calibrates its number of calls and reports the median of --repeats repeats.
 The clock is wall time: benchmark on an idle machine.
+
+The method, a recorded run and how to reproduce its picture (--plot):
+docs/benchmarks.md.
 """
 
 
@@ -249,7 +252,7 @@ def add_render_parser(subparsers: Any) -> argparse.ArgumentParser:
         "render-bench", help="frames/s of ccgym's renderer against Gymnasium's pygame render",
         description="Frames per second of ccgym's C renderer (one env; a batch of N "
                     "instances in one call; grayscale pixel observations of a batch) beside "
-                    "Gymnasium's pygame render() of one env.")
+                    "Gymnasium's pygame render() of one env. See docs/rendering.md.")
     p.add_argument("--ids", type=_id_list, default=None,
                    help="comma-separated env ids (default: all six)")
     p.add_argument("--batch", type=int, default=256,

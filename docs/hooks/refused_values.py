@@ -1,0 +1,92 @@
+"""MkDocs hook: the table of attribute and state values ccgym takes or refuses.
+
+``<!-- refused-values-table -->`` in a page is replaced by tables made by
+asking the installed ccgym: each cell assigns one value type to one live
+attribute (or ``state``) of a fresh single env and records whether ccgym
+takes it or refuses it (TypeError/ValueError). So the tables are the code's
+answer at build time, never a hand-kept copy.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+MARKER = "<!-- refused-values-table -->"
+
+SCALAR_TYPES = [
+    ("float", float), ("int", int), ("np.float64", np.float64), ("np.float32", np.float32),
+    ("np.float16", np.float16), ("np.int64", np.int64), ("np.int32", np.int32),
+    ("np.int16", np.int16), ("np.uint8", np.uint8), ("bool", bool),
+    ("0-d array", lambda v: np.array(v, dtype=np.float64)),
+]
+STATE_TYPES = ["float64", "float32", "float16", "int64", "int32", "int16", "int8", "list"]
+
+
+def _envs():
+    from ccgym import _attributes, envs
+
+    classes = {"CartPole": envs.CartPoleEnv, "MountainCar": envs.MountainCarEnv,
+               "MountainCarContinuous": envs.Continuous_MountainCarEnv,
+               "Pendulum": envs.PendulumEnv, "Acrobot": envs.AcrobotEnv}
+    return [(kind, cls, list(_attributes.GYM_PARAMS[kind])) for kind, cls in classes.items()]
+
+
+def _takes(cls, name, make):
+    env = cls()
+    env.reset(seed=0)
+    current = getattr(env, name)
+    if isinstance(current, (str, bool)) or not isinstance(current, (int, float, np.number)):
+        return None
+    base = float(current)
+    value = base if make in (float, np.float64, np.float32, np.float16) else max(1, round(base))
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            setattr(env, name, make(value))
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+def _takes_state(cls, dtype):
+    env = cls()
+    env.reset(seed=0)
+    state = np.asarray(env.state, dtype=np.float64)
+    value = state.tolist() if dtype == "list" else (
+        np.round(state).astype(dtype) if dtype.startswith("int") else state.astype(dtype))
+    try:
+        env.state = value
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+def tables() -> str:
+    mark = {True: "yes", False: "**no**", None: "n/a"}
+    out = []
+    for kind, cls, names in _envs():
+        rows = [(n, [_takes(cls, n, make) for _, make in SCALAR_TYPES])
+                for n in names if not n.startswith("_")]
+        rows = [(n, cells) for n, cells in rows if any(c is not None for c in cells)]
+        out.append(f"**{kind}** (`ccgym.envs.{cls.__name__}`)\n")
+        out.append("| attribute | " + " | ".join(t for t, _ in SCALAR_TYPES) + " |")
+        out.append("|---" * (len(SCALAR_TYPES) + 1) + "|")
+        for n, cells in rows:
+            out.append(f"| `{n}` | " + " | ".join(mark[c] for c in cells) + " |")
+        out.append("")
+    out.append("**`state`** (an array of the dtype, or a list of Python floats)\n")
+    out.append("| env | " + " | ".join(STATE_TYPES) + " |")
+    out.append("|---" * (len(STATE_TYPES) + 1) + "|")
+    for kind, cls, _ in _envs():
+        out.append(f"| {kind} | " + " | ".join(mark[_takes_state(cls, d)] for d in STATE_TYPES)
+                   + " |")
+    out.append("")
+    return "\n".join(out)
+
+
+def on_page_markdown(markdown: str, **kwargs) -> str:
+    if MARKER in markdown:
+        markdown = markdown.replace(MARKER, tables())
+    return markdown
