@@ -234,4 +234,4 @@ static inline void ccgym_acrobot_observe(const ccgym_acrobot_params *p,
 CCGYM_DEFINE_ENV(ccgym_acrobot, ccgym_acrobot_state, ccgym_acrobot_params, int64_t, 0, 3, 6,
                  -0.1, 0.1, ccgym_acrobot_fast_step_range, .name = "Acrobot",
                  .reset_option_a = "low", .reset_option_b = "high", .canvas_width = 500,
-                 .canvas_height = 500, .gym_class = "AcrobotEnv")
+                 .canvas_height = 500, .gym_class = "AcrobotEnv", .scene = "acrobot")

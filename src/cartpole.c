@@ -125,5 +125,5 @@ static inline void ccgym_cartpole_reset(const ccgym_cartpole_params *p, ccgym_ca
 CCGYM_DEFINE_ENV(ccgym_cartpole, ccgym_cartpole_state, ccgym_cartpole_params, int64_t, 0, 2, 4,
                  -0.05, 0.05, ccgym_cartpole_fast_step_range, .name = "CartPole",
                  .reset_option_a = "low", .reset_option_b = "high", .canvas_width = 600,
-                 .canvas_height = 400, .gym_class = "CartPoleEnv",
+                 .canvas_height = 400, .gym_class = "CartPoleEnv", .scene = "cartpole",
                  .action_rules = CCGYM_RULE_ASSERTS_CONTAINS)

@@ -291,7 +291,7 @@ CCGYM_DEFINE_ENV(ccgym_continuous_mountain_car, ccgym_continuous_mountain_car_st
                  ccgym_continuous_mountain_car_params, float, 1, 0, 2, -0.6, -0.4,
                  ccgym_continuous_mountain_car_step_range, .name = "MountainCarContinuous",
                  .reset_option_a = "low", .reset_option_b = "high", .canvas_width = 600,
-                 .canvas_height = 400, .gym_class = "Continuous_MountainCarEnv",
+                 .canvas_height = 400, .gym_class = "Continuous_MountainCarEnv", .scene = "continuous_mountain_car",
                  .action_rules = CCGYM_RULE_SQUARE_OVERFLOWS | CCGYM_RULE_LIST_DEFERS,
                  .typed_step_range = ccgym_continuous_mountain_car_typed_step_range)
 

@@ -207,5 +207,5 @@ static inline void ccgym_mountain_car_observe(const ccgym_mountain_car_params *p
 CCGYM_DEFINE_ENV(ccgym_mountain_car, ccgym_mountain_car_state, ccgym_mountain_car_params, int64_t,
                  0, 3, 2, -0.6, -0.4, ccgym_mountain_car_step_range, .name = "MountainCar",
                  .reset_option_a = "low", .reset_option_b = "high", .canvas_width = 600,
-                 .canvas_height = 400, .gym_class = "MountainCarEnv",
+                 .canvas_height = 400, .gym_class = "MountainCarEnv", .scene = "mountain_car",
                  .action_rules = CCGYM_RULE_ASSERTS_CONTAINS | CCGYM_RULE_UNSIGNED_ZERO_WRAPS)

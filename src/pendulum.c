@@ -209,7 +209,7 @@ CCGYM_DECLARE_TYPED_STEP(ccgym_pendulum);
 CCGYM_DEFINE_ENV(ccgym_pendulum, ccgym_pendulum_state, ccgym_pendulum_params, float, 1, 0, 3,
                  M_PI, 1.0, ccgym_pendulum_fast_step_range, .name = "Pendulum",
                  .reset_symmetric = 1, .reset_option_a = "x_init", .reset_option_b = "y_init",
-                 .canvas_width = 500, .canvas_height = 500, .gym_class = "PendulumEnv",
+                 .canvas_width = 500, .canvas_height = 500, .gym_class = "PendulumEnv", .scene = "pendulum",
                  .reward_type = CCGYM_REWARD_NUMPY,
                  .typed_step_range = ccgym_pendulum_typed_step_range)
 

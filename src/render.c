@@ -859,16 +859,17 @@ static void scene_acrobot(const canvas *c, const void *st, const void *params,
     draw_acrobot(c, (const ccgym_acrobot_state *)st, (const ccgym_acrobot_params *)params);
 }
 
-/* The renderer of each env in the registry (ccgym/env.h), found by its def. */
+/* The scenes, by the name an env def gives as its .scene (ccgym/env.h): an
+ * env whose state and params structs are a scene's draws as that scene. */
 static const struct {
-    const ccgym_env_def *def;
+    const char *name;
     scene_fn draw;
 } scenes[] = {
-    {&ccgym_cartpole_def, scene_cartpole},
-    {&ccgym_mountain_car_def, scene_mountain_car},
-    {&ccgym_continuous_mountain_car_def, scene_continuous_mountain_car},
-    {&ccgym_pendulum_def, scene_pendulum},
-    {&ccgym_acrobot_def, scene_acrobot},
+    {"cartpole", scene_cartpole},
+    {"mountain_car", scene_mountain_car},
+    {"continuous_mountain_car", scene_continuous_mountain_car},
+    {"pendulum", scene_pendulum},
+    {"acrobot", scene_acrobot},
 };
 
 static const ccgym_env_def *kind_def(int kind)
@@ -879,8 +880,8 @@ static const ccgym_env_def *kind_def(int kind)
 static scene_fn kind_scene(int kind)
 {
     const ccgym_env_def *def = kind_def(kind);
-    for (size_t k = 0; def && k < sizeof scenes / sizeof scenes[0]; k++)
-        if (scenes[k].def == def)
+    for (size_t k = 0; def && def->scene && k < sizeof scenes / sizeof scenes[0]; k++)
+        if (strcmp(scenes[k].name, def->scene) == 0)
             return scenes[k].draw;
     return NULL;
 }

@@ -141,7 +141,7 @@ def test_registered_like_gymnasium(env_id):
 def test_env_ids_and_specs_table():
     assert set(ccgym.ENV_IDS) == set(ENV_IDS)
     for env_id in ENV_IDS:
-        _, max_steps, threshold = ccgym.ENV_SPECS[env_id]
+        _, max_steps, threshold = ccgym.ENV_SPECS[env_id][:3]
         assert (max_steps, threshold) == (gym.spec(env_id).max_episode_steps,
                                           gym.spec(env_id).reward_threshold)
 

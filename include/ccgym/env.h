@@ -183,6 +183,7 @@ typedef struct ccgym_env_def {
     const char *reset_option_a, *reset_option_b; /* their names in reset(options=...) */
     int canvas_width, canvas_height;             /* Gymnasium's render screen */
     const char *gym_class;        /* Gymnasium's env class ("CartPoleEnv", ...) */
+    const char *scene;            /* its render scene's name (src/render.c), or NULL */
     int reward_type;              /* enum ccgym_reward_type of the single env's reward */
     int action_rules;             /* enum ccgym_action_rule flags */
     const ccgym_field *state_fields;

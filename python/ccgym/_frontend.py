@@ -44,10 +44,22 @@ def resolve_env_id(env_id: Any) -> str:
 
 
 def env_class(env_id: str) -> type:
-    """The single-env class (``ccgym.envs``) of a ccgym id."""
+    """The single-env class (``ccgym.envs``, or the module its registry line
+    names) of a ccgym id."""
     import ccgym
 
     return getattr(ccgym.envs, ccgym.ENV_SPECS[resolve_env_id(env_id)][0])
+
+
+def kind_class(kind: str) -> type:
+    """The single-env class of an env kind (the first registered id's)."""
+    import ccgym
+
+    for env_id in ccgym.ENV_IDS:
+        cls = env_class(env_id)
+        if cls.kind == kind:
+            return cls
+    raise ValueError(f"no registered id runs the env kind {kind!r}")
 
 
 def env_kind(env_id: str) -> str:

@@ -16,7 +16,10 @@ env is made. So it can run in two ways, with the same result:
 
 from __future__ import annotations
 
-# id -> (single-env class name, max_episode_steps, reward_threshold), as Gymnasium registers them.
+# The one registry line of an id (besides its env's line in src/envs.c):
+# id -> (single-env class name, max_episode_steps, reward_threshold[, module]),
+# as Gymnasium registers them; the class is ccgym.envs's unless a module is
+# named (an env with a Python module of its own, such as tools/new_env.py makes).
 ENV_SPECS = {
     "CartPole-v0": ("CartPoleEnv", 200, 195.0),
     "CartPole-v1": ("CartPoleEnv", 500, 475.0),
@@ -41,13 +44,13 @@ def register() -> None:
     """Register ``ccgym/<Id>`` for every id not registered yet (idempotent)."""
     import gymnasium as gym
 
-    for env_id, (cls, max_steps, threshold) in ENV_SPECS.items():
+    for env_id, (cls, max_steps, threshold, *module) in ENV_SPECS.items():
         full_id = f"ccgym/{env_id}"
         if full_id in gym.registry:
             continue
         gym.register(
             id=full_id,
-            entry_point=f"ccgym.envs:{cls}",
+            entry_point=f"{module[0] if module else 'ccgym.envs'}:{cls}",
             vector_entry_point=f"ccgym.vector:{vector_class_name(env_id)}",
             max_episode_steps=max_steps,
             reward_threshold=threshold,

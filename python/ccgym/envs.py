@@ -121,6 +121,8 @@ class _CoreEnv(gym.Env):
         # assignments in __init__ only record Gymnasium's defaults, which the
         # C params already hold (ccgym._attributes).
         super().__init_subclass__(**kwargs)
+        if "kind" in cls.__dict__ and "_state_dtype" not in cls.__dict__:
+            cls._state_dtype = _core.state_dtype(cls.kind)  # a subclass for another kind
         init = cls.__dict__.get("__init__")
         if init is not None:
             @functools.wraps(init)
@@ -1416,3 +1418,17 @@ AcrobotEnv._noise_slots = _float64_slots(  # type: ignore[assignment]
 for _cls in (CartPoleEnv, MountainCarEnv, Continuous_MountainCarEnv, PendulumEnv, AcrobotEnv):
     _attributes.install(_cls)
 del _cls
+
+
+def __getattr__(name: str) -> type:
+    """The single-env class of an env whose registry line names a module of
+    its own (ccgym._registration.ENV_SPECS): imported on first use, so that
+    ``ccgym.envs.<Class>`` names every registered class."""
+    import importlib
+
+    from ccgym._registration import ENV_SPECS
+
+    for cls, _, _, *module in ENV_SPECS.values():
+        if cls == name and module:
+            return getattr(importlib.import_module(module[0]), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -318,8 +318,10 @@ def render_pixels(kind: str, source: Any, indices: Any = None,
 
 
 def _env_class(kind: str) -> type:
-    """The single-env class of a kind (named in its C def)."""
-    return getattr(ccgym.envs, _core.env_info(kind).gym_class)
+    """The single-env class of a kind."""
+    from ccgym._frontend import kind_class
+
+    return kind_class(kind)
 
 
 def _state_dtype(kind: str) -> np.dtype:
