@@ -1,0 +1,181 @@
+#!/usr/bin/env python3
+"""Scaffold a new env from an existing one: ``python tools/new_env.py NAME --from KIND``.
+
+Run at the repository root. It copies the source env's own files under the
+new name and registers it, and touches nothing else:
+
+- creates ``include/ccgym/<name>.h`` and ``src/<name>.c`` (the source env's
+  header and C file, its identifiers, header guard and def name renamed) and
+  ``python/ccgym/_env_<name>.py`` (its single-env class: the source's class
+  for the new kind);
+- edits two files, one registry line each: ``src/envs.c`` (the def, in the
+  C registry) and ``python/ccgym/_registration.py`` (each id of the source
+  env under the new name, with its step limit and threshold).
+
+CMake compiles every ``src/*.c`` of the kernels, and every shared layer
+reads the new env from its def, so a build after this gives the new ids
+(``ccgym/<NAME>-v1`` ...) everywhere the source's work: single, vector, SB3,
+rendering, snapshots, attributes, bench. The new env steps like its source
+until you change its physics in ``src/<name>.c``. Symbols the source uses but
+does not own (its fast kernel, declared in a shared header) are kept, so the
+copy runs the source's fast kernel too; the def's ``gym_class`` (the
+Gymnasium class the env mirrors, the reference of the parity tests) and
+``scene`` (its render scene) are kept as well: change them with the physics.
+
+Example: ``python tools/new_env.py PendulumCopy --from pendulum`` gives
+``ccgym/PendulumCopy-v1``, which steps like ``ccgym/Pendulum-v1``.
+``--dry-run`` prints what it would write.
+"""
+
+from __future__ import annotations
+
+import argparse
+import pathlib
+import re
+import sys
+
+ROOT = pathlib.Path.cwd()
+
+
+def snake(name: str) -> str:
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).lower()
+
+
+def shared_symbols(source_files: set[pathlib.Path]) -> set[str]:
+    """Identifiers declared in the shared headers (every header in include/
+    or src/ but the source env's own): the shared code's, not the env's."""
+    words: set[str] = set()
+    for path in [*ROOT.glob("include/ccgym/*.h"), *ROOT.glob("src/*.h")]:
+        if path.resolve() in source_files:
+            continue
+        words.update(re.findall(r"\bccgym_\w+", path.read_text()))
+    return words
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("name", help="the new env's kind, CamelCase (e.g. PendulumCopy)")
+    parser.add_argument("--from", dest="source", required=True,
+                        help="the env to copy, by its file name (e.g. pendulum, cartpole)")
+    parser.add_argument("--dry-run", action="store_true", help="print, write nothing")
+    args = parser.parse_args(argv)
+
+    if not re.fullmatch(r"[A-Z][A-Za-z0-9]*", args.name):
+        parser.error(f"NAME must be CamelCase letters and digits, got {args.name!r}")
+    new = snake(args.name)
+    old = args.source
+    src_c, src_h = ROOT / "src" / f"{old}.c", ROOT / "include" / "ccgym" / f"{old}.h"
+    registry_c, registry_py = ROOT / "src" / "envs.c", ROOT / "python/ccgym/_registration.py"
+    for path in (src_c, src_h, registry_c, registry_py):
+        if not path.is_file():
+            parser.error(f"{path.relative_to(ROOT)} not found (run at the repository root; "
+                         "--from takes an env's file name such as pendulum)")
+    new_c, new_h = ROOT / "src" / f"{new}.c", ROOT / "include" / "ccgym" / f"{new}.h"
+    new_py = ROOT / "python" / "ccgym" / f"_env_{new}.py"
+    for path in (new_c, new_h, new_py):
+        if path.exists():
+            parser.error(f"{path.relative_to(ROOT)} exists already")
+
+    c_text = src_c.read_text()
+    m = re.search(r'CCGYM_DEFINE_ENV\(\s*ccgym_' + re.escape(old) + r'\b.*?\.name = "(\w+)"',
+                  c_text, re.S)
+    if m is None:
+        parser.error(f"src/{old}.c has no CCGYM_DEFINE_ENV(ccgym_{old}, ...) with a .name")
+    old_kind = m.group(1)
+    m = re.search(r'\.gym_class = "(\w+)"', c_text)
+    if m is None:
+        parser.error(f"src/{old}.c's def names no .gym_class")
+    old_class = _ccgym_class(old_kind)
+    new_class = f"{args.name}Env"
+
+    keep = shared_symbols({src_c.resolve(), src_h.resolve()})
+    prefix = f"ccgym_{old}"
+
+    def rename_c(text: str) -> str:
+        def ident(mo: re.Match) -> str:
+            word = mo.group(0)
+            if word in keep:
+                return word  # the source's fast kernel, declared in a shared header
+            return f"ccgym_{new}" + word[len(prefix):]
+        text = re.sub(r"\b" + re.escape(prefix) + r"(?:_\w+)?\b", ident, text)
+        text = text.replace(f"CCGYM_{old.upper()}_H_", f"CCGYM_{new.upper()}_H_")
+        text = text.replace(f'"ccgym/{old}.h"', f'"ccgym/{new}.h"')
+        text = text.replace(f'.name = "{old_kind}"', f'.name = "{args.name}"')
+        return text
+
+    note = (f"/* {args.name}: made by tools/new_env.py from {old} (src/{old}.c); it steps "
+            f"as {old_kind}\n * until its physics here change. */\n")
+    writes = {
+        new_h: note + rename_c(src_h.read_text()),
+        new_c: note + rename_c(c_text),
+        new_py: _python_module(args.name, new, old_kind, old_class, new_class),
+    }
+
+    reg = registry_c.read_text()
+    include = f'#include "ccgym/{old}.h"\n'
+    entry = f"    &ccgym_{old}_def,\n"
+    if include not in reg or entry not in reg:
+        parser.error(f"src/envs.c has no {include.strip()} or {entry.strip()}")
+    reg = reg.replace(include, include + f'#include "ccgym/{new}.h"\n', 1)
+    last = reg.rindex("_def,\n") + len("_def,\n")
+    reg = reg[:last] + f"    &ccgym_{new}_def,\n" + reg[last:]
+
+    py = registry_py.read_text()
+    lines = [ln for ln in py.splitlines(keepends=True)
+             if re.match(rf'\s*"{re.escape(old_kind)}-v\d+": \("{re.escape(old_class)}"', ln)]
+    if not lines:
+        parser.error(f"python/ccgym/_registration.py registers no {old_kind}-v* id")
+    added = "".join(
+        re.sub(rf'"{re.escape(old_kind)}-(v\d+)": \("{re.escape(old_class)}", ([^)]*)\)',
+               rf'"{args.name}-\1": ("{new_class}", \2, "ccgym._env_{new}")', ln)
+        for ln in lines)
+    py = py.replace(lines[-1], lines[-1] + added, 1)
+    writes[registry_c] = reg
+    writes[registry_py] = py
+
+    for path, text in writes.items():
+        verb = "edit  " if path.exists() else "create"
+        print(f"{verb} {path.relative_to(ROOT)}")
+        if not args.dry_run:
+            path.write_text(text)
+    ids = re.findall(rf'"({re.escape(args.name)}-v\d+)"', added)
+    print(f"registered {', '.join('ccgym/' + i for i in ids)}; rebuild "
+          "(pip install . , or the editable install's next import) to use it")
+    return 0
+
+
+def _ccgym_class(kind: str) -> str:
+    """ccgym.envs's class name of a kind, read from the registry (the first
+    id whose class runs that kind: the class names follow Gymnasium's)."""
+    text = (ROOT / "python/ccgym/_registration.py").read_text()
+    m = re.search(rf'"{re.escape(kind)}-v\d+": \("(\w+)"', text)
+    if m is None:
+        sys.exit(f"new_env: no id of kind {kind!r} in python/ccgym/_registration.py")
+    return m.group(1)
+
+
+def _python_module(name: str, new: str, old_kind: str, old_class: str, new_class: str) -> str:
+    return f'''"""{name}: ``ccgym/{name}-v*``, made by tools/new_env.py from {old_kind}.
+
+Its single-env class is {old_class}'s, running the C env ``{name}``
+(src/{new}.c). An env's own Python quirks (the class attributes and hooks of
+ccgym.envs' classes) go here.
+"""
+
+from __future__ import annotations
+
+from ccgym.envs import {old_class}
+
+__all__ = ["{new_class}"]
+
+
+class {new_class}({old_class}):
+    """``ccgym/{name}``: {old_class} over the C env ``{name}``."""
+
+    kind = "{name}"
+'''
+
+
+if __name__ == "__main__":
+    sys.exit(main())
