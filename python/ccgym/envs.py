@@ -81,6 +81,12 @@ class _CoreEnv(gym.Env):
         float64 observations ``obs`` (n, obs_dim) do (ccgym.rendering)."""
         raise NotImplementedError
 
+    @staticmethod
+    def _ceiling_state(state: np.ndarray) -> np.ndarray:
+        """Live states (rows of the def's leading float64 fields) as states
+        the bench ceiling's bare loop steps as the real path does."""
+        return state
+
     def _check_attribute(self, name: str, value: Any) -> None:
         """An env's own check of an untyped attribute write (after the
         shared checks of ccgym._attributes): raises to refuse it."""
@@ -860,6 +866,11 @@ class Continuous_MountainCarEnv(_ContinuousEnv):  # noqa: N801 (Gymnasium's name
     """
 
     kind = "MountainCarContinuous"
+
+    @staticmethod
+    def _ceiling_state(state: np.ndarray) -> np.ndarray:
+        return state.astype(np.float32).astype(np.float64)  # the ceiling steps float32
+
     _states_from_observations = staticmethod(MountainCarEnv._states_from_observations)
 
     def _constructor_kwargs(self) -> dict[str, Any]:
@@ -959,6 +970,11 @@ class PendulumEnv(_ContinuousEnv):
 
     kind = "Pendulum"
     _render_icon = True
+
+    @staticmethod
+    def _ceiling_state(state: np.ndarray) -> np.ndarray:
+        state[:, 2] = np.nan_to_num(state[:, 2])  # last_u (NaN after reset) is only written
+        return state
 
     @staticmethod
     def _states_from_observations(st: np.ndarray, obs: np.ndarray, last_u: Any) -> None:

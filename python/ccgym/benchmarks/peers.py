@@ -24,8 +24,28 @@ SINGLE_REFS = {CC_RAW: GYM_RAW, CC_MAKE: GYM_MAKE}
 PEERS = (SB3_DUMMY, ENVPOOL, GYMNAX)
 _PEER_MODULES = {SB3_DUMMY: ("stable_baselines3",), ENVPOOL: ("envpool",),
                  GYMNAX: ("gymnax", "jax")}
-# The ids whose precision="fast" has its own kernels (MountainCar's is the exact one).
-FAST_IDS = ("CartPole-v0", "CartPole-v1", "Pendulum-v1", "Acrobot-v1")
+
+
+def has_fast(env_id: str) -> bool:
+    """Whether the id's precision="fast" has kernels of its own (its def's
+    fast variant; MountainCar's is the exact one)."""
+    from ccgym import _core, _frontend
+
+    return _core.env_info(_frontend.env_kind(env_id)).has_fast
+
+
+def gym_has(env_id: str) -> bool:
+    """Whether Gymnasium itself registers the id (the reference rows)."""
+    import gymnasium as gym
+
+    return env_id in gym.registry
+
+
+def gym_has_vector(env_id: str) -> bool:
+    """Whether Gymnasium has a vector env of its own for the id (CartPole's numpy one)."""
+    import gymnasium as gym
+
+    return gym_has(env_id) and gym.spec(env_id).vector_entry_point is not None
 
 # Ceiling steps per C call before its states are restored: one pass over the
 # action batches, so that its memory traffic is the real path's.
@@ -198,31 +218,30 @@ def ceiling_state_pool(env_id: str, n: int) -> np.ndarray:
     actions = draw_actions(envs.action_space)
     kind = envs.batch.kind
     cls = getattr(ccgym.envs, ccgym.ENV_SPECS[env_id][0])
+    snapshot = cls._ceiling_state
     every = -(-ccgym.ENV_SPECS[env_id][1] // CEILING_SNAPSHOTS)
     view = envs.batch.state_view(cls._state_dtype)
     snapshots = []
     for i in range(1, CEILING_SNAPSHOTS * every + 1):
         envs.step(actions[i % len(actions)])
         if i % every == 0:
-            snapshots.append(ceiling_layout(view, kind))
+            snapshots.append(snapshot(ceiling_layout(view, kind)))
     envs.close()
     return np.concatenate(snapshots)
 
 
 def ceiling_layout(view: np.ndarray, kind: str) -> np.ndarray:
     """A copy of ccgym's states (a structured view) as the ceiling's
-    (N, state_dim) float64 rows."""
-    from ccgym import _ceiling
+    (N, state_dim) float64 rows: the leading float64 fields (arrays
+    flattened), as the def lays them out (EnvInfo.state_float_fields); the
+    env class's ``_ceiling_state`` then makes them a state its bare loop
+    steps as the real path does."""
+    from ccgym import _ceiling, _core
 
-    if kind == "Acrobot":
-        state = np.array(view["s"], dtype=np.float64).reshape(len(view), 4)
-    else:
-        names = view.dtype.names[:_ceiling.state_dim(kind)]
-        state = np.stack([np.asarray(view[f], dtype=np.float64) for f in names], axis=1)
-    if kind == "MountainCarContinuous":  # the ceiling steps a float32 state
-        state = state.astype(np.float32).astype(np.float64)
-    if kind == "Pendulum":
-        state[:, 2] = np.nan_to_num(state[:, 2])  # last_u (NaN after reset) is only written
+    info = _core.env_info(kind)
+    cols = [np.asarray(view[f], dtype=np.float64).reshape(len(view), -1)
+            for f in info.state_float_fields]
+    state = np.concatenate(cols, axis=1)[:, :_ceiling.state_dim(kind)]
     return np.ascontiguousarray(state)
 
 

@@ -28,7 +28,7 @@ def plan(args: argparse.Namespace) -> tuple[list[Task], list[str]]:
             "(ccgym uses fewer threads below that, so those rows would repeat the 1-thread "
             "ones): skipped " + ", ".join(f"t={t} N={n}" for t, n in skipped_threads))
     large = [n for n in args.num_envs if n > SYNC_MAX_N]
-    if large and any(not i.startswith("CartPole") for i in args.ids):
+    if large and any(not P.gym_has_vector(i) for i in args.ids):
         notes.append(f"{P.GYM_SYNC} and {P.SB3_DUMMY} run only at N <= {SYNC_MAX_N} (one "
                      f"Python env per instance); at N = {', '.join(map(str, large))} only "
                      "CartPole has a Gymnasium vector env to compare with, so the other ids' "
@@ -43,7 +43,9 @@ def plan(args: argparse.Namespace) -> tuple[list[Task], list[str]]:
                 notes.append(f"{impl} not run: {why}")
     for env_id in args.ids:
         if not args.no_single:
-            for impl in (P.GYM_RAW, P.CC_RAW, P.GYM_MAKE, P.CC_MAKE):
+            impls = (P.GYM_RAW, P.CC_RAW, P.GYM_MAKE, P.CC_MAKE) if P.gym_has(env_id) \
+                else (P.CC_RAW, P.CC_MAKE)
+            for impl in impls:
                 tasks.append(Task(env_id, "single", 1, impl, 1, P.single_factory(env_id, impl)))
         for n in args.num_envs:
             def add(impl: str, factory: Factory, threads: int = 1) -> None:
@@ -51,7 +53,7 @@ def plan(args: argparse.Namespace) -> tuple[list[Task], list[str]]:
 
             threads = [t for t in args.threads if t == 1 or n >= MIN_INSTANCES_PER_THREAD * t]
             precisions = [("exact", P.CC_VEC, P.CC_VEC_NOCOPY)]
-            if args.fast and env_id in P.FAST_IDS:
+            if args.fast and P.has_fast(env_id):
                 precisions.append(("fast", P.CC_FAST, P.CC_FAST_NOCOPY))
             for precision, impl, impl_nocopy in precisions:
                 for t in threads:
@@ -62,14 +64,14 @@ def plan(args: argparse.Namespace) -> tuple[list[Task], list[str]]:
             if args.ceiling:
                 for t in threads:
                     add(P.CEILING, P.ceiling_factory(env_id, n, t), t)
-            if env_id.startswith("CartPole"):
+            if P.gym_has_vector(env_id):
                 add(P.GYM_NUMPY, P.gym_vector_factory(env_id, n, "vector_entry_point"))
-            if n in small:
+            if n in small and P.gym_has(env_id):
                 add(P.GYM_SYNC, P.gym_vector_factory(env_id, n, "sync"))
-            if P.SB3_DUMMY in peers and n in small:
+            if P.SB3_DUMMY in peers and n in small and P.gym_has(env_id):
                 add(P.SB3_DUMMY, P.sb3_factory(env_id, n))
-            if P.ENVPOOL in peers:
+            if P.ENVPOOL in peers and P.gym_has(env_id):
                 add(P.ENVPOOL, P.envpool_factory(env_id, n))
-            if P.GYMNAX in peers:
+            if P.GYMNAX in peers and P.gym_has(env_id):
                 add(P.GYMNAX, P.gymnax_factory(env_id, n))
     return tasks, notes

@@ -34,7 +34,7 @@ def bench_reset(env_ids: list[str], n: int, repeats: int,
     for env_id in env_ids:
         impls: list[tuple[str, Callable[[], Any]]] = [
             (P.CC_VEC, lambda: ccgym.make_vec(env_id, num_envs=n))]
-        if env_id.startswith("CartPole"):
+        if P.gym_has_vector(env_id):
             impls.append((P.GYM_NUMPY, lambda: gym.make_vec(
                 env_id, num_envs=n, vectorization_mode="vector_entry_point")))
         for impl, make in impls:
