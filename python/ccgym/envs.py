@@ -74,6 +74,9 @@ class _CoreEnv(gym.Env):
     _renders_none_before_reset: ClassVar[bool] = False
     #: its frames draw the last action as an icon (Pendulum's torque arrow).
     _render_icon: ClassVar[bool] = False
+    #: its vector env has Gymnasium's CartPoleVectorEnv ``state`` and
+    #: ``prev_done`` (ccgym.vector.VectorEnv).
+    _vector_state: ClassVar[bool] = False
 
     @staticmethod
     def _states_from_observations(st: np.ndarray, obs: np.ndarray, last_u: Any) -> None:
@@ -665,6 +668,7 @@ class CartPoleEnv(_DiscreteEnv):
 
     kind = "CartPole"
     _renders_none_before_reset = True
+    _vector_state = True
 
     @staticmethod
     def _states_from_observations(st: np.ndarray, obs: np.ndarray, last_u: Any) -> None:

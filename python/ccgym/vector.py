@@ -138,7 +138,7 @@ class VectorEnv(gym.vector.VectorEnv):
             raise ValueError(
                 'render_mode="human" is not supported by ccgym\'s vector env: make it with '
                 'render_mode="rgb_array" and wrap it in gymnasium.wrappers.vector.HumanRendering')
-        single_cls = env_class(self.env_id)
+        single_cls = self._single_cls = env_class(self.env_id)
         kind = self._kind = single_cls.kind
         physics = {k: physics_value(kind, k, v, int(num_envs))
                    for k, v in env_kwargs.items() if k in PHYSICS[kind]}
@@ -275,7 +275,7 @@ class VectorEnv(gym.vector.VectorEnv):
         (4, num_envs) array sets the state the next step starts from. Unlike
         Gymnasium's, which builds a new array each step, a view kept across
         steps follows the env."""
-        if self._kind != "CartPole":
+        if not self._single_cls._vector_state:
             raise AttributeError(f"{type(self).__name__!r} of {self.env_id} has no attribute "
                                  "'state' (CartPole's vector env has one, as Gymnasium's)")
         if not self._core.has_reset:
@@ -284,7 +284,7 @@ class VectorEnv(gym.vector.VectorEnv):
 
     @state.setter
     def state(self, value: Any) -> None:
-        if self._kind != "CartPole":
+        if not self._single_cls._vector_state:
             raise AttributeError(f"cannot set 'state' of a {self.env_id} vector env")
         self._core.exclusive(self._set_state_matrix, value)
 
@@ -293,7 +293,7 @@ class VectorEnv(gym.vector.VectorEnv):
         """CartPole only, as ``CartPoleVectorEnv.prev_done``: which instances
         ended on the last step and are reset by the next (NEXT_STEP mode), a
         bool array (read-only: a new one on each read)."""
-        if self._kind != "CartPole":
+        if not self._single_cls._vector_state:
             raise AttributeError(f"{type(self).__name__!r} of {self.env_id} has no attribute "
                                  "'prev_done'")
         done = np.array(self._core.pending_reset, dtype=np.bool_)
