@@ -102,9 +102,11 @@ static inline double ccgym_round_f16(double x)
  * through this. */
 static inline float ccgym_f32_opaque(double x)
 {
-    float f = (float)x;
 #if defined(__GNUC__)
+    float f = (float)x;
     __asm__("" : "+m"(f));
+#else
+    volatile float f = (float)x; /* MSVC: no inline asm on x64; a memory trip */
 #endif
     return f;
 }
@@ -124,6 +126,9 @@ static inline double ccgym_f64_opaque(double x)
     __asm__("" : "+w"(x));
 #elif defined(__GNUC__)
     __asm__("" : "+m"(x));
+#else
+    volatile double v = x; /* MSVC: no inline asm on x64; a memory trip */
+    x = v;
 #endif
     return x;
 }
