@@ -82,7 +82,7 @@ void ccgym_pcg64_seed_words(ccgym_pcg64 *rng, const uint32_t *words, size_t n_wo
  * for the "portable lanes" too (same bits, slower seeding of large ranges). */
 #define SEED_LANES 16
 
-#if defined(__GNUC__)
+#if defined(__GNUC__) && !defined(CCGYM_MSVC)
 #define SEED_VECTOR_EXT 1
 
 typedef uint32_t seed_lanes __attribute__((vector_size(4 * SEED_LANES)));

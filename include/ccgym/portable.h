@@ -6,7 +6,13 @@
  * here touches floating-point arithmetic, so they give the same bits on
  * every compiler (the 128-bit product is exact by construction; the
  * portable fallback is checked against __int128 by tests/c/driver_test.c).
- * The threads layer (Win32 or pthreads) is src/threads.h. */
+ * The threads layer (Win32 or pthreads) is src/threads.h.
+ *
+ * CCGYM_MSVC selects the MSVC branches. Defining CCGYM_TEST_MSVC_PATHS
+ * selects them with another compiler too (tools/wine_check.sh: clang for
+ * MinGW-w64 with -fms-extensions, run under Wine), so that the intrinsic
+ * paths are compiled and run somewhere other than on MSVC; the #pragmas
+ * below stay MSVC's own. */
 #ifndef CCGYM_PORTABLE_H_
 #define CCGYM_PORTABLE_H_
 
@@ -14,9 +20,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#if defined(_MSC_VER) && !defined(__clang__)
+#if (defined(_MSC_VER) && !defined(__clang__)) || defined(CCGYM_TEST_MSVC_PATHS)
 #define CCGYM_MSVC 1
 #include <intrin.h>
+#endif
+#if defined(_MSC_VER) && !defined(__clang__)
 /* The exact files (all but src/fast_kernels.c, which is built with
  * CCGYM_FAST_SUFFIX and /fp:contract): no FMA contraction, whatever the
  * compiler's default (off from Visual Studio 2022 17.0, on before), and pow
@@ -33,17 +41,24 @@
 #define M_PI 3.14159265358979323846
 #endif
 
-/* ------------------------------------------------------------ inlining */
-#if defined(__GNUC__)
-#define CCGYM_ALWAYS_INLINE static inline __attribute__((always_inline))
-#define CCGYM_LIKELY(x) __builtin_expect(!!(x), 1)
-#define CCGYM_UNLIKELY(x) __builtin_expect(!!(x), 0)
-#define CCGYM_COLD __attribute__((noinline, cold)) /* a rare path, kept out of the loop */
-#elif defined(CCGYM_MSVC)
+#if defined(CCGYM_MSVC) && (defined(_M_X64) || defined(__x86_64__))
+#define CCGYM_MSVC_X64 1
+#elif defined(CCGYM_MSVC) && (defined(_M_ARM64) || defined(__aarch64__))
+#define CCGYM_MSVC_ARM64 1
+#endif
+
+/* ------------------------------------------------------------ inlining
+ * (MSVC's own spelling only for MSVC: MinGW's __forceinline is gnu_inline.) */
+#if defined(_MSC_VER) && !defined(__clang__)
 #define CCGYM_ALWAYS_INLINE static __forceinline
 #define CCGYM_LIKELY(x) (x)
 #define CCGYM_UNLIKELY(x) (x)
 #define CCGYM_COLD __declspec(noinline)
+#elif defined(__GNUC__)
+#define CCGYM_ALWAYS_INLINE static inline __attribute__((always_inline))
+#define CCGYM_LIKELY(x) __builtin_expect(!!(x), 1)
+#define CCGYM_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define CCGYM_COLD __attribute__((noinline, cold)) /* a rare path, kept out of the loop */
 #else
 #define CCGYM_ALWAYS_INLINE static inline
 #define CCGYM_LIKELY(x) (x)
@@ -80,15 +95,18 @@ static inline ccgym_u128 ccgym_u128_add(ccgym_u128 a, ccgym_u128 b)
 /* (hi, lo) of the full 64 x 64 -> 128-bit product. */
 static inline uint64_t ccgym_mul64_wide(uint64_t a, uint64_t b, uint64_t *hi)
 {
-#if defined(__SIZEOF_INT128__) && !defined(CCGYM_NO_INT128)
+#if defined(CCGYM_MSVC_X64) && !defined(CCGYM_NO_INT128)
+    unsigned long long h;
+    const uint64_t lo = _umul128(a, b, &h);
+    *hi = h;
+    return lo;
+#elif defined(CCGYM_MSVC_ARM64) && !defined(CCGYM_NO_INT128)
+    *hi = __umulh(a, b);
+    return a * b;
+#elif defined(__SIZEOF_INT128__) && !defined(CCGYM_NO_INT128) && !defined(CCGYM_MSVC)
     const unsigned __int128 p = (unsigned __int128)a * b;
     *hi = (uint64_t)(p >> 64);
     return (uint64_t)p;
-#elif defined(CCGYM_MSVC) && defined(_M_X64) && !defined(CCGYM_NO_INT128)
-    return _umul128(a, b, hi);
-#elif defined(CCGYM_MSVC) && defined(_M_ARM64) && !defined(CCGYM_NO_INT128)
-    *hi = __umulh(a, b);
-    return a * b;
 #else
     const uint64_t a0 = (uint32_t)a, a1 = a >> 32, b0 = (uint32_t)b, b1 = b >> 32;
     const uint64_t p00 = a0 * b0, p01 = a0 * b1, p10 = a1 * b0, p11 = a1 * b1;
@@ -115,7 +133,7 @@ static inline ccgym_u128 ccgym_u128_mul(ccgym_u128 a, ccgym_u128 b)
  * and x64 order loads and stores strongly enough for acquire/release) or
  * a dmb (ARM64), and the Interlocked functions for read-modify-writes. */
 #if defined(CCGYM_MSVC)
-#if defined(_M_ARM64) || defined(_M_ARM)
+#if defined(CCGYM_MSVC_ARM64)
 #define CCGYM_FENCE_() __dmb(_ARM64_BARRIER_ISH)
 #else
 #define CCGYM_FENCE_() _ReadWriteBarrier()
@@ -197,12 +215,12 @@ static inline void ccgym_atomic_min_i64_relaxed(int64_t *p, int64_t v)
 /* The index of the lowest set bit of w (w != 0). */
 static inline int ccgym_ctz64(uint64_t w)
 {
-#if defined(__GNUC__)
-    return __builtin_ctzll(w);
-#elif defined(CCGYM_MSVC) && (defined(_M_X64) || defined(_M_ARM64))
+#if defined(CCGYM_MSVC_X64) || defined(CCGYM_MSVC_ARM64)
     unsigned long k;
     _BitScanForward64(&k, w);
     return (int)k;
+#elif defined(__GNUC__) && !defined(CCGYM_MSVC)
+    return __builtin_ctzll(w);
 #else
     int k = 0;
     while (!(w & 1u)) {
@@ -214,23 +232,23 @@ static inline int ccgym_ctz64(uint64_t w)
 }
 
 /* A hint that *p will be written soon. */
-#if defined(__GNUC__)
-#define CCGYM_PREFETCH_W(p) __builtin_prefetch((p), 1)
-#elif defined(CCGYM_MSVC) && (defined(_M_X64) || defined(_M_IX86))
+#if defined(CCGYM_MSVC_X64)
 #define CCGYM_PREFETCH_W(p) _mm_prefetch((const char *)(p), _MM_HINT_T0)
+#elif defined(__GNUC__) && !defined(CCGYM_MSVC)
+#define CCGYM_PREFETCH_W(p) __builtin_prefetch((p), 1)
 #else
 #define CCGYM_PREFETCH_W(p) ((void)(p))
 #endif
 
 /* The spin-wait hint (x86 pause, ARM yield). */
-#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+#if defined(CCGYM_MSVC_X64)
+#define CCGYM_CPU_RELAX() _mm_pause()
+#elif defined(CCGYM_MSVC_ARM64)
+#define CCGYM_CPU_RELAX() __yield()
+#elif defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
 #define CCGYM_CPU_RELAX() __builtin_ia32_pause()
 #elif defined(__GNUC__) && defined(__aarch64__)
 #define CCGYM_CPU_RELAX() __asm__ __volatile__("yield")
-#elif defined(CCGYM_MSVC) && (defined(_M_X64) || defined(_M_IX86))
-#define CCGYM_CPU_RELAX() _mm_pause()
-#elif defined(CCGYM_MSVC) && defined(_M_ARM64)
-#define CCGYM_CPU_RELAX() __yield()
 #else
 #define CCGYM_CPU_RELAX() ((void)0)
 #endif
@@ -243,7 +261,7 @@ static inline int ccgym_ctz64(uint64_t w)
 #define CCGYM_ISA_FMA 2u       /* FMA3 */
 #define CCGYM_ISA_AVX512 4u    /* AVX-512 F, DQ, VL and BW */
 
-#if defined(__x86_64__) && defined(__GNUC__)
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(CCGYM_MSVC)
 #define CCGYM_X86_DETECT 1
 static inline unsigned ccgym_cpu_isa(void)
 {
@@ -258,7 +276,7 @@ static inline unsigned ccgym_cpu_isa(void)
         isa |= CCGYM_ISA_AVX512;
     return isa;
 }
-#elif defined(CCGYM_MSVC) && defined(_M_X64)
+#elif defined(CCGYM_MSVC_X64)
 #define CCGYM_X86_DETECT 1
 static inline unsigned ccgym_cpu_isa(void)
 {
