@@ -14,6 +14,8 @@
 #ifndef CCGYM_THREADS_H_
 #define CCGYM_THREADS_H_
 
+#include <stdint.h>
+
 #if defined(_WIN32)
 
 #ifndef WIN32_LEAN_AND_MEAN
