@@ -15,10 +15,7 @@ static void scan_starts(ccgym_batch *b, size_t begin, size_t end)
     int64_t least = INT64_MAX;
     for (size_t i = begin; i < end; i++)
         least = start[i] < least ? start[i] : least;
-    int64_t cur = __atomic_load_n(&b->start_scan, __ATOMIC_RELAXED);
-    while (least < cur && !__atomic_compare_exchange_n(&b->start_scan, &cur, least, 0,
-                                                       __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
-    }
+    ccgym_atomic_min_i64_relaxed(&b->start_scan, least);
 }
 
 /* The step's reward and flags of [begin, end) into the caller's arrays

@@ -43,12 +43,11 @@ static const fast_kernels kernels[] = {
 /* 0 generic, 1 avx2+fma, 2 avx512 (F, DQ, VL, BW): the best this CPU runs. */
 static int detect_isa(void)
 {
-#if defined(CCGYM_FAST_X86) && defined(__x86_64__) && defined(__GNUC__)
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
-        __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw"))
+#if defined(CCGYM_FAST_X86) && defined(CCGYM_X86_DETECT)
+    const unsigned isa = ccgym_cpu_isa();
+    if (isa & CCGYM_ISA_AVX512)
         return 2;
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+    if ((isa & CCGYM_ISA_AVX2) && (isa & CCGYM_ISA_FMA))
         return 1;
 #endif
     return 0;

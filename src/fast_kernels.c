@@ -22,6 +22,15 @@
 #include <immintrin.h>
 #endif
 
+/* GCC 12 warns "may be used uninitialized" where a block's scratch array
+ * (x[BLOCK], ...) goes to ccgym_fast_sincos_n's const pointer: only its first
+ * m entries are written, and only those are read. A false positive (clang
+ * has no such warning); silenced here so the -Werror builds (MinGW-w64,
+ * tools/wine_check.sh) take this file. No effect on the code generated. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+
 /* GCC's "no loop-carried dependence" hint; clang and others do not know the
  * pragma (-Wunknown-pragmas) and vectorise these loops with their own run-time
  * checks instead. */
@@ -149,10 +158,10 @@ void FAST_FN(drive)(const ccgym_env_def *exact, ccgym_fast_block_fn block,
         for (size_t j = 0; j < m; j += 64) {
             uint64_t w = fast_mask64(special + j);
             while (w) {
-                const size_t k = lo + j + (size_t)__builtin_ctzll(w);
+                const size_t k = lo + j + (size_t)ccgym_ctz64(w);
                 w &= w - 1;
                 idx[nidx++] = k;
-                __builtin_prefetch(&b->rng[k], 1);
+                CCGYM_PREFETCH_W(&b->rng[k]);
             }
         }
         for (size_t q = 0; q < nidx; q++) {
@@ -241,9 +250,9 @@ CCGYM_INLINE void cartpole_block(const ccgym_batch *b, const void *actions, size
 #if defined(__AVX2__)
     for (; i0 + 4 <= m; i0 += 4) {
         /* The next block's state, ahead of its use (160 bytes a pass). */
-        __builtin_prefetch((const char *)&st[i0 + BLOCK], 1);
-        __builtin_prefetch((const char *)&st[i0 + BLOCK] + 64, 1);
-        __builtin_prefetch((const char *)&st[i0 + BLOCK] + 128, 1);
+        CCGYM_PREFETCH_W((const char *)&st[i0 + BLOCK]);
+        CCGYM_PREFETCH_W((const char *)&st[i0 + BLOCK] + 64);
+        CCGYM_PREFETCH_W((const char *)&st[i0 + BLOCK] + 128);
         __m256d r0 = _mm256_loadu_pd(&st[i0 + 0].x), r1 = _mm256_loadu_pd(&st[i0 + 1].x);
         __m256d r2 = _mm256_loadu_pd(&st[i0 + 2].x), r3 = _mm256_loadu_pd(&st[i0 + 3].x);
         FAST_TRANSPOSE4_PD(r0, r1, r2, r3);
@@ -339,7 +348,7 @@ CCGYM_IVDEP
         }
         w &= ~(pw & pend_mask);
         while (w) {
-            const size_t i = j + (size_t)__builtin_ctzll(w) / 8;
+            const size_t i = j + (size_t)ccgym_ctz64(w) / 8;
             w &= ~((uint64_t)0xff << (8 * (i - j)));
             reward[i] = ccgym_cartpole_fallen(P + i * ps, &st[i]); /* the exact step's */
             ep_return[i] = ep_return[i] + reward[i];

@@ -5,28 +5,22 @@
  * child has none of the parent's workers: a pthread_atfork handler forgets
  * them and the child starts its own when it first needs them (SB3's
  * SubprocVecEnv and multiprocessing's fork start method fork after threaded
- * steps). */
-#include <pthread.h>
-#include <sched.h>
+ * steps). Windows has no fork. The threads, locks and clocks are
+ * src/threads.h's (Win32 or pthreads), the atomics ccgym/portable.h's. */
 #include <stdlib.h>
-#include <time.h>
 
 #include "ccgym/driver.h"
+#include "ccgym/portable.h"
+#include "threads.h"
 
 #define CCGYM_MAX_THREADS 64
 #define SPIN_NS 200000L /* how long an idle worker spins before it sleeps */
 
-#if defined(__x86_64__) || defined(__i386__)
-#define CPU_RELAX() __builtin_ia32_pause()
-#elif defined(__aarch64__)
-#define CPU_RELAX() __asm__ __volatile__("yield")
-#else
-#define CPU_RELAX() ((void)0)
-#endif
+#define CPU_RELAX() CCGYM_CPU_RELAX()
 
 typedef struct pool {
-    pthread_mutex_t mu;
-    pthread_cond_t work;      /* a new generation of chunks is ready */
+    ccgym_mutex mu;
+    ccgym_cond work;          /* a new generation of chunks is ready */
     int n_workers;
     int sleepers;             /* workers waiting on `work` (under mu) */
     unsigned long generation; /* atomic: bumped once the job below is set */
@@ -38,21 +32,15 @@ typedef struct pool {
     int remaining; /* atomic: worker chunks not yet finished */
 } pool;
 
-static pool g_pool = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0,
+static pool g_pool = {CCGYM_MUTEX_INIT, CCGYM_COND_INIT, 0, 0, 0,
                       NULL, NULL, 0, 0, 0};
 /* The generation current when worker k was started: it must not take that one
  * for new work (the caller is about to publish the next). */
 static unsigned long g_start_generation[CCGYM_MAX_THREADS];
 /* One parallel_for at a time; a concurrent caller runs its loop serially. */
-static pthread_mutex_t g_call = PTHREAD_MUTEX_INITIALIZER;
-static pthread_once_t g_atfork_once = PTHREAD_ONCE_INIT;
+static ccgym_mutex g_call = CCGYM_MUTEX_INIT;
 
-static long now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1000000000L + ts.tv_nsec;
-}
+static long long now_ns(void) { return ccgym_monotonic_ns(); }
 
 static void chunk_bounds(size_t n, int n_chunks, int k, size_t *begin, size_t *end)
 {
@@ -62,25 +50,25 @@ static void chunk_bounds(size_t n, int n_chunks, int k, size_t *begin, size_t *e
 
 static unsigned long load_generation(void)
 {
-    return __atomic_load_n(&g_pool.generation, __ATOMIC_ACQUIRE);
+    return ccgym_atomic_load_acquire_ulong(&g_pool.generation);
 }
 
 /* Waits until the generation differs from `seen` and returns it. */
 static unsigned long wait_for_work(unsigned long seen)
 {
     unsigned long g;
-    long deadline = now_ns() + SPIN_NS;
+    long long deadline = now_ns() + SPIN_NS;
     for (unsigned spins = 0; (g = load_generation()) == seen; spins++) {
         if ((spins & 255u) != 255u || now_ns() < deadline) {
             CPU_RELAX();
             continue;
         }
-        pthread_mutex_lock(&g_pool.mu);
+        ccgym_mutex_lock(&g_pool.mu);
         g_pool.sleepers++;
         while (g_pool.generation == seen)
-            pthread_cond_wait(&g_pool.work, &g_pool.mu);
+            ccgym_cond_wait(&g_pool.work, &g_pool.mu);
         g_pool.sleepers--;
-        pthread_mutex_unlock(&g_pool.mu);
+        ccgym_mutex_unlock(&g_pool.mu);
         deadline = now_ns() + SPIN_NS;
     }
     return g;
@@ -97,36 +85,28 @@ static void *worker_main(void *arg)
         size_t begin, end;
         chunk_bounds(g_pool.n, g_pool.n_chunks, id, &begin, &end);
         g_pool.fn(g_pool.ctx, begin, end);
-        __atomic_sub_fetch(&g_pool.remaining, 1, __ATOMIC_ACQ_REL);
+        ccgym_atomic_decrement_int(&g_pool.remaining);
     }
     return NULL;
 }
 
 static void forget_workers_in_child(void)
 {
-    pthread_mutex_init(&g_pool.mu, NULL);
-    pthread_cond_init(&g_pool.work, NULL);
-    pthread_mutex_init(&g_call, NULL);
+    ccgym_mutex_init(&g_pool.mu);
+    ccgym_cond_init(&g_pool.work);
+    ccgym_mutex_init(&g_call);
     g_pool.n_workers = 0;
     g_pool.sleepers = 0;
     g_pool.remaining = 0;
 }
-
-static void register_atfork(void) { pthread_atfork(NULL, NULL, forget_workers_in_child); }
 
 /* Starts workers 1..want-1 (caller holds g_call). Returns how many chunks can
  * run: 1 + the number of workers. */
 static int ensure_workers(int want)
 {
     while (g_pool.n_workers + 1 < want) {
-        pthread_t t;
-        pthread_attr_t attr;
-        pthread_attr_init(&attr);
-        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
         g_start_generation[g_pool.n_workers + 1] = load_generation();
-        int rc = pthread_create(&t, &attr, worker_main, (void *)(size_t)(g_pool.n_workers + 1));
-        pthread_attr_destroy(&attr);
-        if (rc != 0)
+        if (ccgym_thread_start(worker_main, (void *)(size_t)(g_pool.n_workers + 1)) != 0)
             break;
         g_pool.n_workers++;
     }
@@ -144,34 +124,34 @@ int ccgym_parallel_for(void (*fn)(void *ctx, size_t begin, size_t end), void *ct
         fn(ctx, 0, n);
         return 0;
     }
-    if (pthread_mutex_trylock(&g_call) != 0) {
+    if (!ccgym_mutex_trylock(&g_call)) {
         fn(ctx, 0, n);
         return 0;
     }
-    pthread_once(&g_atfork_once, register_atfork);
+    ccgym_after_fork_in_child(forget_workers_in_child);
     int chunks = ensure_workers(n_threads);
     int status = chunks < n_threads ? -1 : 0;
     g_pool.fn = fn;
     g_pool.ctx = ctx;
     g_pool.n = n;
     g_pool.n_chunks = chunks;
-    __atomic_store_n(&g_pool.remaining, chunks - 1, __ATOMIC_RELAXED);
-    pthread_mutex_lock(&g_pool.mu);
-    __atomic_store_n(&g_pool.generation, g_pool.generation + 1, __ATOMIC_RELEASE);
+    ccgym_atomic_store_relaxed_int(&g_pool.remaining, chunks - 1);
+    ccgym_mutex_lock(&g_pool.mu);
+    ccgym_atomic_store_release_ulong(&g_pool.generation, g_pool.generation + 1);
     if (g_pool.sleepers)
-        pthread_cond_broadcast(&g_pool.work);
-    pthread_mutex_unlock(&g_pool.mu);
+        ccgym_cond_broadcast(&g_pool.work);
+    ccgym_mutex_unlock(&g_pool.mu);
 
     size_t begin, end;
     chunk_bounds(n, chunks, 0, &begin, &end);
     fn(ctx, begin, end);
 
-    for (unsigned spins = 0; __atomic_load_n(&g_pool.remaining, __ATOMIC_ACQUIRE) > 0; spins++) {
+    for (unsigned spins = 0; ccgym_atomic_load_acquire_int(&g_pool.remaining) > 0; spins++) {
         if ((spins & 1023u) == 1023u)
-            sched_yield(); /* a worker may have been preempted */
+            ccgym_thread_yield(); /* a worker may have been preempted */
         else
             CPU_RELAX();
     }
-    pthread_mutex_unlock(&g_call);
+    ccgym_mutex_unlock(&g_call);
     return status;
 }

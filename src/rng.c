@@ -33,11 +33,10 @@ static uint32_t ss_mix(uint32_t x, uint32_t y)
  * result is state = (initstate + inc) * MULT + inc: one multiplication. */
 static void pcg64_set_seed(ccgym_pcg64 *rng, const uint64_t seed[2], const uint64_t inc[2])
 {
-    ccgym_u128 initstate = ((ccgym_u128)seed[0] << 64) | seed[1];
-    ccgym_u128 initseq = ((ccgym_u128)inc[0] << 64) | inc[1];
-    ccgym_u128 odd = (initseq << 1) | 1u;
+    ccgym_u128 initstate = ccgym_u128_make(seed[0], seed[1]);
+    ccgym_u128 odd = ccgym_u128_make((inc[0] << 1) | (inc[1] >> 63), (inc[1] << 1) | 1u);
     rng->inc = odd;
-    rng->state = (initstate + odd) * CCGYM_PCG64_MULT + odd;
+    rng->state = ccgym_pcg64_advance1(ccgym_u128_add(initstate, odd), odd);
 }
 
 void ccgym_pcg64_seed_words(ccgym_pcg64 *rng, const uint32_t *words, size_t n_words)
@@ -78,8 +77,13 @@ void ccgym_pcg64_seed_words(ccgym_pcg64 *rng, const uint32_t *words, size_t n_wo
  * entropy words (lo, hi), hi = 0 meaning the one word [lo]: numpy pads the
  * pool of 4 with zero words, so [lo] and [lo, 0] mix alike and one
  * formula covers both. The hash constants are the same for every seed, so
- * they stay scalars. Integer arithmetic only: every ISA gives the same bits. */
+ * they stay scalars. Integer arithmetic only: every ISA gives the same bits.
+ * Compilers without the vector extensions (MSVC) run the scalar reference
+ * for the "portable lanes" too (same bits, slower seeding of large ranges). */
 #define SEED_LANES 16
+
+#if defined(__GNUC__) && !defined(CCGYM_MSVC)
+#define SEED_VECTOR_EXT 1
 
 typedef uint32_t seed_lanes __attribute__((vector_size(4 * SEED_LANES)));
 typedef uint64_t seed_lanes_u64 __attribute__((vector_size(8 * SEED_LANES)));
@@ -94,7 +98,7 @@ typedef uint64_t seed_lanes_u64 __attribute__((vector_size(8 * SEED_LANES)));
 /* Seeds rng[l] with base + l for the lanes l < n where mask (if any) is set.
  * The mixing is written out (numpy's loop order: for src, for dst != src),
  * so that the pool stays in registers. */
-static inline __attribute__((always_inline)) void seed_block_impl(
+CCGYM_ALWAYS_INLINE void seed_block_impl(
     ccgym_pcg64 *rng, uint64_t base, size_t n, const uint8_t *mask)
 {
     seed_lanes iota, p2 = {0}, p3 = {0}, t; /* p2, p3: numpy's zero padding */
@@ -140,7 +144,7 @@ static void seed_block_generic(ccgym_pcg64 *rng, uint64_t base, size_t n, const 
     seed_block_impl(rng, base, n, mask);
 }
 
-#if defined(__x86_64__) && defined(__GNUC__)
+#if defined(__x86_64__) && defined(CCGYM_X86_DETECT)
 #define SEED_X86 1
 __attribute__((target("avx2"))) static void seed_block_avx2(ccgym_pcg64 *rng, uint64_t base,
                                                             size_t n, const uint8_t *mask)
@@ -148,6 +152,7 @@ __attribute__((target("avx2"))) static void seed_block_avx2(ccgym_pcg64 *rng, ui
     seed_block_impl(rng, base, n, mask);
 }
 #endif
+#endif /* SEED_VECTOR_EXT */
 
 typedef void (*seed_block_fn)(ccgym_pcg64 *, uint64_t, size_t, const uint8_t *);
 
@@ -170,8 +175,7 @@ static int seed_best_isa(void)
     if (best < 0) {
         int isa = 1;
 #if defined(SEED_X86)
-        __builtin_cpu_init();
-        if (__builtin_cpu_supports("avx2"))
+        if (ccgym_cpu_isa() & CCGYM_ISA_AVX2)
             isa = 2;
 #endif
         best = isa;
@@ -186,7 +190,11 @@ static seed_block_fn seed_block_for(int isa)
 #if defined(SEED_X86)
     case 2: return seed_block_avx2;
 #endif
+#if defined(SEED_VECTOR_EXT)
     default: return seed_block_generic;
+#else
+    default: return seed_block_scalar;
+#endif
     }
 }
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import copy
 import multiprocessing
 import re
+import sys
 
 import gymnasium as gym
 import numpy as np
@@ -183,6 +184,7 @@ def _fork_child(env, actions, conn):
         conn.close()
 
 
+@pytest.mark.skipif(sys.platform == "win32", reason="Windows has no fork()")
 @pytest.mark.parametrize("env_id", ["CartPole-v1", "Pendulum-v1"])
 def test_fork_after_threaded_steps(env_id):
     """Threads are joined inside each call, so a forked child can keep

@@ -2,7 +2,8 @@
 # Compile every C source of ccgym with clang (the compiler macOS uses) and
 # -Wall -Wextra -Werror, with the flags CMakeLists.txt gives each file (the
 # exact floating-point flags; src/fast_kernels.c once per instruction set, as
-# the build does). The Cython-generated C is not checked (not ours).
+# the build does), and the C test driver. The Cython-generated C is not
+# checked (not ours).
 #
 #   tools/clang_check.sh            # CC=clang-17 tools/clang_check.sh, ...
 #
@@ -39,4 +40,7 @@ for f in src/*.c; do
   "$CC" "${WARN[@]}" "${EXACT[@]}" "${extra[@]}" -c "$f" -o "$OUT/$(basename "$f" .c).o"
   n=$((n + 1))
 done
-echo "clang_check: $n compilations of $(ls src/*.c | wc -l) C sources, no warnings"
+# The C test driver (tests/c/driver_test.c, run by tools/wine_check.sh).
+"$CC" "${WARN[@]}" "${EXACT[@]}" -Itests/c -c tests/c/driver_test.c -o "$OUT/driver_test.o"
+n=$((n + 1))
+echo "clang_check: $n compilations of $(ls src/*.c | wc -l) C sources and the C test driver, no warnings"

@@ -16,17 +16,9 @@
 #include "ccgym/npmath.h"
 #include "ccgym/rng.h"
 
-#if defined(__GNUC__)
-#define CCGYM_INLINE static inline __attribute__((always_inline))
-#define CCGYM_LIKELY(x) __builtin_expect(!!(x), 1)
-#define CCGYM_UNLIKELY(x) __builtin_expect(!!(x), 0)
-#define CCGYM_COLD __attribute__((noinline, cold)) /* a rare path, kept out of the loop */
-#else
-#define CCGYM_INLINE static inline
-#define CCGYM_LIKELY(x) (x)
-#define CCGYM_UNLIKELY(x) (x)
-#define CCGYM_COLD
-#endif
+#include "ccgym/portable.h"
+
+#define CCGYM_INLINE CCGYM_ALWAYS_INLINE
 
 enum ccgym_autoreset_mode {
     CCGYM_AUTORESET_NEXT_STEP = 0, /* the step after a done resets; its action is ignored */
@@ -340,7 +332,7 @@ CCGYM_INLINE void ccgym_bare_loop(const ccgym_bare_job *j, size_t begin, size_t 
     uint8_t *restrict terminated = j->terminated;
     const size_t row_bytes = j->n * action_size, n_rows = j->n_action_rows;
     const int64_t steps = j->steps;
-    float scratch[obs_dim];
+    float scratch[CCGYM_MAX_OBS_DIM];
     size_t row = 0;
     for (int64_t t = 0; t < steps; t++) {
         const char *a = actions + row * row_bytes;
@@ -375,6 +367,7 @@ CCGYM_INLINE void ccgym_bare_loop(const ccgym_bare_job *j, size_t begin, size_t 
  * kernel); the fast def is the same env otherwise. */
 #define CCGYM_DEFINE_ENV(NAME, STATE_T, PARAMS_T, ACTION_T, ACTION_DIM, N_ACTIONS, OBS_DIM,  \
                          DEF_A, DEF_B, FAST_STEP, ...)                                       \
+    typedef char NAME##_obs_dim_fits_[(OBS_DIM) <= CCGYM_MAX_OBS_DIM ? 1 : -1];              \
     CCGYM_INLINE void NAME##_step_fn(const void *p, void *s, ccgym_pcg64 *rng,               \
                                      const void *a, float *obs, double *r, uint8_t *t)      \
     {                                                                                        \

@@ -169,6 +169,11 @@ typedef struct ccgym_bare_job {
     uint8_t *terminated;
 } ccgym_bare_job;
 
+/* The largest obs_dim of any env (Acrobot's 6): the size of the fixed
+ * scratch buffers that stand in for variable-length arrays (MSVC has none).
+ * CCGYM_DEFINE_ENV refuses to compile an env with a larger one. */
+#define CCGYM_MAX_OBS_DIM 16
+
 /* What every layer needs to know of an env. */
 typedef struct ccgym_env_def {
     const char *name;             /* the kind: "CartPole", ... */

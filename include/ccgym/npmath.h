@@ -9,6 +9,8 @@
 
 #include <math.h>
 
+#include "ccgym/portable.h"
+
 /* numpy float64 scalar ** 2, Python float ** 2, math.pow(x, 2). */
 static inline double ccgym_pow2(double x) { return pow(x, 2.0); }
 /* math.pow(x, 2) of a float64 x that holds a float32 value: the square has
@@ -102,9 +104,11 @@ static inline double ccgym_round_f16(double x)
  * through this. */
 static inline float ccgym_f32_opaque(double x)
 {
+#if defined(__GNUC__) && !defined(CCGYM_MSVC)
     float f = (float)x;
-#if defined(__GNUC__)
     __asm__("" : "+m"(f));
+#else
+    volatile float f = (float)x; /* MSVC: no inline asm on x64; a memory trip */
 #endif
     return f;
 }
@@ -118,12 +122,18 @@ static inline float ccgym_f32_opaque(double x)
  * keeps r's). */
 static inline double ccgym_f64_opaque(double x)
 {
-#if defined(__GNUC__) && (defined(__x86_64__) || (defined(__i386__) && defined(__SSE2__)))
+#if defined(CCGYM_MSVC)
+    volatile double v = x; /* MSVC: no inline asm on x64; a memory trip */
+    x = v;
+#elif defined(__GNUC__) && (defined(__x86_64__) || (defined(__i386__) && defined(__SSE2__)))
     __asm__("" : "+x"(x));
 #elif defined(__GNUC__) && defined(__aarch64__)
     __asm__("" : "+w"(x));
 #elif defined(__GNUC__)
     __asm__("" : "+m"(x));
+#else
+    volatile double v = x; /* MSVC: no inline asm on x64; a memory trip */
+    x = v;
 #endif
     return x;
 }

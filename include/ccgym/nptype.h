@@ -17,11 +17,7 @@
 
 /* Inlined at every use even where the compiler would call them: in a step
  * whose tags are constants the type tests then fold away. */
-#if defined(__GNUC__)
-#define CCGYM_NUM_INLINE static inline __attribute__((always_inline))
-#else
-#define CCGYM_NUM_INLINE static inline
-#endif
+#define CCGYM_NUM_INLINE CCGYM_ALWAYS_INLINE
 
 /* In order of precision after CCGYM_T_PY (promotion takes the larger). */
 enum { CCGYM_T_PY = 0, CCGYM_T_F16 = 1, CCGYM_T_F32 = 2, CCGYM_T_F64 = 3 };

@@ -9,25 +9,30 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#if !defined(__SIZEOF_INT128__)
-#error "ccgym needs a compiler with unsigned __int128 (GCC or Clang)"
-#endif
+#include "ccgym/portable.h"
 
-typedef unsigned __int128 ccgym_u128;
-
+/* 128-bit state and increment as (lo, hi) 64-bit halves (ccgym/portable.h):
+ * the binding's (state_lo, state_hi, inc_lo, inc_hi) uint64 rows. */
 typedef struct ccgym_pcg64 {
     ccgym_u128 state;
     ccgym_u128 inc;
 } ccgym_pcg64;
 
-#define CCGYM_PCG64_MULT \
-    (((ccgym_u128)0x2360ED051FC65DA4ULL << 64) | (ccgym_u128)0x4385DF649FCCF645ULL)
+#define CCGYM_PCG64_MULT_HI 0x2360ED051FC65DA4ULL
+#define CCGYM_PCG64_MULT_LO 0x4385DF649FCCF645ULL
+
+/* state * MULT + inc modulo 2**128 (numpy's pcg64 step). */
+static inline ccgym_u128 ccgym_pcg64_advance1(ccgym_u128 state, ccgym_u128 inc)
+{
+    return ccgym_u128_add(
+        ccgym_u128_mul(state, ccgym_u128_make(CCGYM_PCG64_MULT_HI, CCGYM_PCG64_MULT_LO)), inc);
+}
 
 static inline uint64_t ccgym_pcg64_next64(ccgym_pcg64 *rng)
 {
-    rng->state = rng->state * CCGYM_PCG64_MULT + rng->inc;
-    uint64_t hi = (uint64_t)(rng->state >> 64);
-    uint64_t lo = (uint64_t)rng->state;
+    rng->state = ccgym_pcg64_advance1(rng->state, rng->inc);
+    uint64_t hi = rng->state.hi;
+    uint64_t lo = rng->state.lo;
     unsigned rot = (unsigned)(hi >> 58);
     uint64_t x = hi ^ lo;
     return (x >> rot) | (x << ((64u - rot) & 63u));
