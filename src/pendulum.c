@@ -94,49 +94,13 @@ static inline void ccgym_pendulum_observe(const ccgym_pendulum_params *p,
     obs[2] = (float)s->thdot;
 }
 
-static CCGYM_COLD void pendulum_step_any(const ccgym_pendulum_params *p, ccgym_pendulum_state *s,
-                                         double a, int at, float *obs, double *reward,
-                                         uint8_t *terminated);
-
-CCGYM_INLINE void ccgym_pendulum_step(const ccgym_pendulum_params *p, ccgym_pendulum_state *s,
-                                      ccgym_pcg64 *rng, const float *action, float *obs,
-                                      double *reward, uint8_t *terminated)
-{
-    (void)rng;
-    if (CCGYM_UNLIKELY(p->typed)) { /* a numpy max_torque, m or l (the single env only) */
-        pendulum_step_any(p, s, action[0], CCGYM_T_F32, obs, reward, terminated);
-        return;
-    }
-    const double th = s->th, thdot = s->thdot, dt = p->dt;
-    /* np.clip(u, -max_torque, max_torque)[0] on a float32 array stays float32. */
-    const float u = ccgym_npy_clipf(action[0], (float)-p->max_torque, (float)p->max_torque);
-    s->last_u = u;
-    s->last_u_t = CCGYM_T_F32;
-    /* angle_normalize(th) ** 2 + 0.1 * thdot**2 + 0.001 * (u**2); the last
-     * term is float32 arithmetic (Python float times numpy float32). */
-    const double an = ccgym_npy_remainder(th + M_PI, 2 * M_PI) - M_PI;
-    const float u_cost = 0.001f * ccgym_pow2f(u);
-    const double costs = ccgym_pow2(an) + 0.1 * ccgym_pow2(thdot) + (double)u_cost;
-    const float u_acc = (float)p->torque_coef * u;
-    double newthdot = thdot + (p->sin_coef * sin(th) + (double)u_acc) * dt;
-    newthdot = ccgym_npy_clip(newthdot, -p->max_speed, p->max_speed);
-    const double newth = th + newthdot * dt;
-    s->th = newth;
-    s->thdot = newthdot;
-    *reward = -costs;
-    *terminated = 0;
-    ccgym_pendulum_observe(p, s, 0, obs);
-}
-
 /* Gymnasium's step line by line, each value with its numpy 2 type
  * (ccgym/nptype.h), for an action of type `at` (a numpy float type) with
  * value `a` and attributes of any type: u = np.clip(u, -max_torque,
  * max_torque)[0] takes the promoted type of the action and max_torque, its
  * terms u**2, 0.001 * u**2 and 3.0 / (m * l**2) * u compute in their
  * operands' types (float16: float32 ops rounded to float16, as numpy's
- * float16 scalar math); the rest meets the float64 state and is float64.
- * The float32 step above is this for at = float32 and Python-number
- * attributes, written out. */
+ * float16 scalar math); the rest meets the float64 state and is float64. */
 CCGYM_INLINE void pendulum_step_line_by_line(const ccgym_pendulum_params *p,
                                              ccgym_pendulum_state *s, double a, int at,
                                              int typed, float *obs, double *reward,
@@ -172,6 +136,21 @@ static CCGYM_COLD void pendulum_step_any(const ccgym_pendulum_params *p,
                                          float *obs, double *reward, uint8_t *terminated)
 {
     pendulum_step_line_by_line(p, s, a, at, 1, obs, reward, terminated);
+}
+
+/* The float32-action step: Gymnasium's step for a float32 action (the
+ * action space's dtype) and Python-number attributes is the line-by-line
+ * step above with those type tags, which the compiler folds into float32
+ * and float64 arithmetic: one step body for every action type. */
+CCGYM_INLINE void ccgym_pendulum_step(const ccgym_pendulum_params *p, ccgym_pendulum_state *s,
+                                      ccgym_pcg64 *rng, const float *action, float *obs,
+                                      double *reward, uint8_t *terminated)
+{
+    (void)rng;
+    if (CCGYM_UNLIKELY(p->typed)) /* a numpy max_torque, m or l (the single env only) */
+        pendulum_step_any(p, s, action[0], CCGYM_T_F32, obs, reward, terminated);
+    else
+        pendulum_step_line_by_line(p, s, action[0], CCGYM_T_F32, 0, obs, reward, terminated);
 }
 
 /* The step for an action of another type than float32, a double holding its

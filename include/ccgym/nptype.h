@@ -132,6 +132,11 @@ CCGYM_NUM_INLINE ccgym_num ccgym_num_strong(ccgym_num a)
 CCGYM_NUM_INLINE ccgym_num ccgym_num_clip(ccgym_num x, ccgym_num lo, ccgym_num hi)
 {
     const int t = ccgym_num_promote(x.t, ccgym_num_promote(lo.t, hi.t));
+    if (t == CCGYM_T_F32) /* the same values, compared as floats (no double round trips) */
+        return ccgym_num_of((double)ccgym_npy_clipf((float)ccgym_num_as(x, t),
+                                                    (float)ccgym_num_as(lo, t),
+                                                    (float)ccgym_num_as(hi, t)),
+                            t);
     return ccgym_num_of(
         ccgym_npy_clip(ccgym_num_as(x, t), ccgym_num_as(lo, t), ccgym_num_as(hi, t)), t);
 }
