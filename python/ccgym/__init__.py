@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from ccgym import envs
 from ccgym._version import __version__
+from ccgym._frontend import InvalidAction, InvalidActionType, InvalidActionValue
 from ccgym._registration import ENV_IDS, ENV_SPECS, vector_class_name
 from ccgym._registration import register as _register
 from ccgym.envs import (
@@ -43,5 +44,6 @@ def make_vec(env_id: str, num_envs: int = 1, **kwargs):
     return VectorEnv(env_id, num_envs=num_envs, **kwargs)
 
 
-__all__ = ["ENV_IDS", "__version__", "make_vec"]
+__all__ = ["ENV_IDS", "InvalidAction", "InvalidActionType", "InvalidActionValue",
+           "__version__", "make_vec"]
 __all__ += envs.__all__

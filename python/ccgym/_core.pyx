@@ -720,9 +720,13 @@ cdef class Batch:
     operation under it, within which its thread may nest calls.
 
     Errors: ``reset_needed_error`` (stepping before reset; default
-    RuntimeError) and ``invalid_action_error`` (a bad single-env action;
-    default ValueError) are the classes raised, so a front end can make them
-    its framework's.
+    RuntimeError), ``invalid_action_error`` (an action of the right type but
+    out of range or of the wrong shape; default ValueError) and
+    ``invalid_action_type_error`` (an action of the wrong type or dtype;
+    default TypeError) are the classes raised, single-env and batch steps
+    alike, so a front end can make them its framework's (ccgym's front ends
+    set subclasses of Gymnasium's InvalidAction and AssertionError that keep
+    ValueError / TypeError as bases).
 
     ``precision`` (read-only): "exact" (bit-exact with Gymnasium) or "fast"
     (vectorised kernels within the bound documented in ccgym.vector).
@@ -750,6 +754,7 @@ cdef class Batch:
     cdef public object infos_hook
     cdef public object reset_needed_error
     cdef public object invalid_action_error
+    cdef public object invalid_action_type_error
     cdef public bint copy_outputs
     cdef public bint uint64_actions   # the single env's step takes np.uint64 actions
     cdef readonly bint asserts_contains
@@ -806,6 +811,7 @@ cdef class Batch:
         self.infos_hook = None
         self.reset_needed_error = RuntimeError
         self.invalid_action_error = ValueError
+        self.invalid_action_type_error = TypeError
         self.copy_outputs = True
         rules = _ACTION_RULES.get(kind, {})
         self._action_types = rules.get("types")
@@ -1269,8 +1275,10 @@ cdef class Batch:
         cdef object arr
         action_type[0] = CCGYM_ACTION_F32
         if self.action_dim == 0:
-            arr = _c_input(actions, cnp.NPY_INT64, self.num_envs, -1, False, _INTEGER,
-                           "actions")
+            if _canonical(actions, cnp.NPY_INT64, self.num_envs, -1, False):
+                arr = actions
+            else:
+                arr = self._converted_actions(actions, action_type)
             if not ccgym_discrete_in_range(<const int64_t *>cnp.PyArray_DATA(<cnp.ndarray>arr),
                                            self._b.n, self.n_actions):
                 self._range_error(arr)
@@ -1280,8 +1288,28 @@ cdef class Batch:
         if _canonical(actions, cnp.NPY_FLOAT32, self.num_envs, self.action_dim,
                       self.action_dim == 1):
             return actions
-        return self._typed_actions(actions, self.num_envs, self.action_dim,
-                                   self.action_dim == 1, "actions", action_type)
+        return self._converted_actions(actions, action_type)
+
+    cdef object _converted_actions(self, actions, int *action_type):
+        """The slow path of _actions (anything but the canonical array): the
+        conversion's TypeError / ValueError become the front end's
+        invalid_action_type_error / invalid_action_error, with the same
+        message (OverflowError, Gymnasium's own on an overflowing reward,
+        stays as it is)."""
+        try:
+            if self.action_dim == 0:
+                return _c_input(actions, cnp.NPY_INT64, self.num_envs, -1, False, _INTEGER,
+                                "actions")
+            return self._typed_actions(actions, self.num_envs, self.action_dim,
+                                       self.action_dim == 1, "actions", action_type)
+        except TypeError as e:
+            if type(e) is TypeError:
+                raise self.invalid_action_type_error(str(e)) from None
+            raise
+        except ValueError as e:
+            if type(e) is ValueError:
+                raise self.invalid_action_error(str(e)) from None
+            raise
 
     cdef object _typed_actions(self, obj, Py_ssize_t d0, Py_ssize_t d1, bint flat_ok,
                                str what, int *action_type):
@@ -1310,7 +1338,7 @@ cdef class Batch:
         elif isinstance(actions, (list, tuple)):
             wraps = any(isinstance(x, np.unsignedinteger) and x == 0 for x in actions)
         if wraps:
-            raise ValueError(self._unsigned_zero_message("an action of 0"))
+            raise self.invalid_action_error(self._unsigned_zero_message("an action of 0"))
         return 0
 
     cdef str _unsigned_zero_message(self, str what):
@@ -1324,7 +1352,7 @@ cdef class Batch:
         cdef Py_ssize_t i
         for i in range(self.num_envs):
             if a[i] < 0 or a[i] >= self.n_actions:
-                raise ValueError(
+                raise self.invalid_action_error(
                     f"action {a[i]} at index {i} is outside the action space "
                     f"Discrete({self.n_actions})")
         return 0
@@ -1462,12 +1490,12 @@ cdef class Batch:
                     raise self.invalid_action_error(self._unsigned_zero_message(repr(action)))
                 if (not self.uint64_actions and isinstance(action, (np.generic, np.ndarray))
                         and action.dtype.kind == "u" and action.dtype.itemsize == 8):
-                    raise self.invalid_action_error(
+                    raise self.invalid_action_type_error(
                         f"{action!r} is not in Discrete({self.n_actions}): Gymnasium's "
                         f"Discrete.contains refuses uint64 (it cannot be cast safely to "
                         f"int64); pass a signed integer or a Python int")
             else:
-                raise self.invalid_action_error(
+                raise self.invalid_action_type_error(
                     f"{action!r} ({type(action).__name__}) is not a valid action for "
                     f"Discrete({self.n_actions}): expected an integer")
             a = &self._single_action_i
@@ -1479,7 +1507,8 @@ cdef class Batch:
             try:
                 arr = self._typed_actions(action, 1, -1, False, "action", &t)
             except (TypeError, ValueError) as e:
-                raise self.invalid_action_error(
+                raise (self.invalid_action_type_error if isinstance(e, TypeError)
+                       else self.invalid_action_error)(
                     f"{action!r} is not a valid action: expected an array of shape (1,) "
                     f"of real numbers ({e})") from None
             if t == CCGYM_ACTION_F32:

@@ -40,6 +40,7 @@ from ccgym._frontend import (
     check_snapshot,
     parse_reset_bounds,
     reset_needed,
+    set_action_errors,
     warn_no_render_mode,
 )
 from ccgym._params import (
@@ -76,7 +77,7 @@ class _CoreEnv(gym.Env):
         self.render_mode = render_mode
         self._core = _core.Batch(self.kind, 1, params, 0, _core.AUTORESET_DISABLED, 1)
         self._core.reset_needed_error = gym.error.ResetNeeded
-        self._core.invalid_action_error = gym.error.InvalidAction
+        set_action_errors(self._core)  # ccgym.InvalidAction: an AssertionError too
         self._core.copy_outputs = False  # step1 and reset1 return copies
         # CartPole and MountainCar assert action_space.contains(action): refuse
         # what the installed Gymnasium's Discrete refuses (np.uint64 since 1.2).

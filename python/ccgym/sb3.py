@@ -46,6 +46,7 @@ from ccgym._frontend import (
     index_mask,
     parse_reset_options,
     reset_needed,
+    set_action_errors,
 )
 from ccgym._params import PARAMS, batch_params
 
@@ -120,6 +121,7 @@ class VecEnv(_SB3VecEnv):
         # call under the core's guard (Batch.exclusive): a second thread's
         # call gets a RuntimeError.
         self._core.copy_outputs = False
+        set_action_errors(self._core)  # ccgym.InvalidAction: an AssertionError too
         self._param_names = frozenset(inspect.signature(PARAMS[self._kind]).parameters)
         self._attrs: list[dict[str, Any]] = [{} for _ in range(int(num_envs))]
         self._actions: Any = None

@@ -28,6 +28,7 @@ from ccgym._frontend import (
     env_class,
     parse_reset_options,
     reset_needed,
+    set_action_errors,
     warn_no_render_mode,
 )
 from ccgym._params import PHYSICS, batch_params, physics_value
@@ -157,6 +158,7 @@ class VectorEnv(gym.vector.VectorEnv):
             int(num_threads), precision,
         )
         self._core.reset_needed_error = gym.error.ResetNeeded
+        set_action_errors(self._core)  # ccgym.InvalidAction: an AssertionError too
         if type(self).step is VectorEnv.step:
             # Straight to the core (one Python frame less); it does all step does.
             self.step = self._core.vector_step
