@@ -13,6 +13,7 @@ the env as it was.
 
 from __future__ import annotations
 
+import importlib
 import warnings
 
 import gymnasium as gym
@@ -111,23 +112,22 @@ def _batched_front_ends(env_id):
     adapter (the last two when installed)."""
     out = [("vector", lambda: ccgym.make_vec(env_id, N), lambda e, a: e.step(a))]
     try:
-        import ccgym.sb3
+        sb3 = importlib.import_module("ccgym.sb3")
     except ImportError:
         pass
     else:
         def sb3_step(e, a):
             e.step_async(a)
             return e.step_wait()
-        out.append(("sb3", lambda: ccgym.sb3.VecEnv(env_id, N), sb3_step))
+        out.append(("sb3", lambda: sb3.VecEnv(env_id, N), sb3_step))
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            import ccgym.tianshou
+            tianshou = importlib.import_module("ccgym.tianshou")
     except ImportError:
         pass
     else:
-        out.append(("tianshou", lambda: ccgym.tianshou.VectorEnv(env_id, N),
-                    lambda e, a: e.step(a)))
+        out.append(("tianshou", lambda: tianshou.VectorEnv(env_id, N), lambda e, a: e.step(a)))
     return out
 
 

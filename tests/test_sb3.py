@@ -231,6 +231,8 @@ def test_usable_after_close_as_dummy_vec_env(env_id):
     """close() releases rendering resources only, as DummyVecEnv's: reset,
     step, env_method reset and rendering keep working with DummyVecEnv's
     results; close twice is fine; ``closed`` is True (as SubprocVecEnv's)."""
+    pytest.importorskip("pygame", reason="the Gymnasium reference renders its frames with "
+                        'pygame (pip install "ccgym[render]")')
     ref = reference(env_id, 3, render_mode="rgb_array")
     ours = VecEnv(env_id, 3, render_mode="rgb_array")
     for venv in (ref, ours):
