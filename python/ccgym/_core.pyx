@@ -1817,6 +1817,62 @@ cdef double _stream_next_double(void *st) noexcept nogil:
     return ccgym_pcg64_next_double((<_stream_t *>st).rng)
 
 
+cdef class _StreamGuard:
+    """A StreamBitGenerator's ``lock``: numpy's Generator holds it around
+    every draw (``with bit_generator.lock``, then the draw, often without the
+    GIL). It is numpy's lock (draws from one bit generator, in any thread,
+    take turns) and, while the stream is the batch's, the batch's guard too:
+    a draw is one core call, so a step, reset, reseed or snapshot of the env
+    in another thread meanwhile gets the guard's RuntimeError, as a draw
+    during one does, instead of racing it on the stream. Inside
+    ``Batch.exclusive()`` its thread may draw (nested, as any call). Once
+    the bit generator is detached (its private copy) only the lock is taken."""
+
+    cdef object _lock       # a threading.Lock: numpy's own serialisation
+    cdef Batch _batch       # the batch whose stream is drawn from, None once detached
+    cdef Batch _entered     # the batch whose guard __enter__ claimed, until __exit__
+
+    def __cinit__(self, Batch batch=None):
+        import threading
+
+        self._lock = threading.Lock()
+        self._batch = batch
+        self._entered = None
+
+    def __enter__(self):
+        self.acquire()
+        return self
+
+    def __exit__(self, *exc):
+        self.release()
+        return False
+
+    def acquire(self, blocking=True, timeout=-1):
+        """The lock, then (while attached) the batch's guard; RuntimeError,
+        with nothing held, when another thread's call holds the guard."""
+        if not self._lock.acquire(blocking, timeout):
+            return False
+        cdef Batch b = self._batch
+        if b is not None:
+            try:
+                b._enter(True)
+            except BaseException:
+                self._lock.release()
+                raise
+            self._entered = b
+        return True
+
+    def release(self):
+        cdef Batch b = self._entered
+        if b is not None:
+            self._entered = None
+            b._depth -= 1
+        self._lock.release()
+
+    def locked(self):
+        return self._lock.locked()
+
+
 def _pcg64_from_state(state):
     """A numpy PCG64 at `state` (what pickling a StreamBitGenerator gives)."""
     bg = np.random.PCG64()
@@ -1838,6 +1894,7 @@ cdef class StreamBitGenerator(BitGenerator):
     cdef _stream_t _st
     cdef uint64_t _own[4]     # the private copy after detach()
     cdef object _batch
+    cdef _StreamGuard _guard  # `lock`: numpy's lock and the batch's guard
 
     def __cinit__(self, *args, **kwargs):
         # Valid before (or without) __init__: a private all-zero stream.
@@ -1850,12 +1907,18 @@ cdef class StreamBitGenerator(BitGenerator):
         self._bitgen.next_uint32 = &_stream_next32
         self._bitgen.next_double = &_stream_next_double
         self._bitgen.next_raw = &_stream_next64
+        self._guard = _StreamGuard(None)  # no batch yet: numpy's lock only
+        self.lock = self._guard
 
     def __init__(self, Batch batch, Py_ssize_t index, seed=0):
         batch._check_index(index)
         BitGenerator.__init__(self, seed)  # (which sets _bitgen.state to NULL)
         self._bitgen.state = &self._st
         self._batch = batch  # keeps the memory the stream lives in alive
+        # Draws take the batch's guard (see _StreamGuard); a Generator made
+        # over this bit generator takes `lock` at its construction.
+        self._guard._batch = batch
+        self.lock = self._guard
         self._st.rng = &batch._b.rng[index]
         self._st.has_uint32 = 0
         self._st.uinteger = 0
@@ -1873,16 +1936,25 @@ cdef class StreamBitGenerator(BitGenerator):
             memcpy(&self._own[0], self._st.rng, sizeof(self._own))
             self._st.rng = <ccgym_pcg64 *>&self._own[0]
             self._batch = None
+            self._guard._batch = None  # draws no longer touch the batch
 
     @property
     def state(self):
-        """numpy PCG64's state dict (bit_generator "PCG64")."""
-        cdef const uint64_t *w = <const uint64_t *>self._st.rng
+        """numpy PCG64's state dict (bit_generator "PCG64"); read under
+        `lock` (the batch's guard while attached), as a draw."""
+        cdef const uint64_t *w
+        cdef uint64_t w0, w1, w2, w3
+        cdef int has
+        cdef uint32_t word
+        with self.lock:
+            w = <const uint64_t *>self._st.rng
+            w0, w1, w2, w3 = w[0], w[1], w[2], w[3]
+            has, word = self._st.has_uint32, self._st.uinteger
         return {"bit_generator": "PCG64",
-                "state": {"state": int(w[0]) | (int(w[1]) << 64),
-                          "inc": int(w[2]) | (int(w[3]) << 64)},
-                "has_uint32": self._st.has_uint32,
-                "uinteger": self._st.uinteger}
+                "state": {"state": int(w0) | (int(w1) << 64),
+                          "inc": int(w2) | (int(w3) << 64)},
+                "has_uint32": has,
+                "uinteger": word}
 
     @state.setter
     def state(self, value):
