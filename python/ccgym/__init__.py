@@ -15,6 +15,8 @@ single-env entry point (:mod:`ccgym.envs`) and a native vector entry point
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from ccgym import envs
 from ccgym._version import __version__
 from ccgym._frontend import InvalidAction, InvalidActionType, InvalidActionValue
@@ -35,7 +37,11 @@ from ccgym.envs import (
 _register()
 
 
-def make_vec(env_id: str, num_envs: int = 1, **kwargs):
+if TYPE_CHECKING:
+    from ccgym.vector import VectorEnv
+
+
+def make_vec(env_id: str, num_envs: int = 1, **kwargs: Any) -> VectorEnv:
     """A native :class:`ccgym.vector.VectorEnv` of ``num_envs`` instances of
     ``env_id`` ("CartPole-v1" or "ccgym/CartPole-v1"); keyword arguments as
     :class:`ccgym.vector.VectorEnv`."""

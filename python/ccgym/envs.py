@@ -30,6 +30,7 @@ from typing import Any, ClassVar
 
 import gymnasium as gym
 import numpy as np
+import numpy.typing as npt
 from gymnasium import spaces
 
 from ccgym import _attributes, _core
@@ -275,7 +276,8 @@ class _CoreEnv(gym.Env):
             self._bind_step()  # the state's types may no longer need the action's
         return result
 
-    def reset(self, *, seed: int | None = None, options: dict | None = None):
+    def reset(self, *, seed: int | None = None, options: dict | None = None
+              ) -> tuple[npt.NDArray[np.float32], dict[str, Any]]:
         """Resets the env; ``reset(seed=s)`` gives Gymnasium's initial state for ``s``,
         an unseeded reset continues the stream. ``options`` as in Gymnasium."""
         check_open(self._core)
@@ -343,7 +345,8 @@ class _CoreEnv(gym.Env):
         self._drop_stream_rng()
         self._forget_user_rng()
 
-    def step(self, action: Any):
+    def step(self, action: Any
+             ) -> tuple[npt.NDArray[np.float32], float, bool, bool, dict[str, Any]]:
         """Steps with one action; returns (obs, reward, terminated, False, {}).
 
         Actions are checked like Gymnasium's action space checks them (an

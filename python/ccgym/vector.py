@@ -15,6 +15,7 @@ from typing import Any
 
 import gymnasium as gym
 import numpy as np
+import numpy.typing as npt
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
@@ -208,7 +209,8 @@ class VectorEnv(gym.vector.VectorEnv):
 
     # ------------------------------------------------------------------ API
     def reset(self, *, seed: int | list[int | None] | None = None,
-              options: dict[str, Any] | None = None):
+              options: dict[str, Any] | None = None
+              ) -> tuple[npt.NDArray[np.float32], dict[str, Any]]:
         """Resets all instances, or those in ``options["reset_mask"]``.
 
         ``seed``: None continues each instance's stream; an int s seeds
@@ -231,7 +233,9 @@ class VectorEnv(gym.vector.VectorEnv):
             self._episode_start_times[mask] = now
         return obs, {}
 
-    def step(self, actions):
+    def step(self, actions: npt.ArrayLike) -> tuple[
+            npt.NDArray[np.float32], npt.NDArray[np.float64], npt.NDArray[np.bool_],
+            npt.NDArray[np.bool_], dict[str, Any]]:
         """Steps every instance in one C call; returns (obs, rewards,
         terminations, truncations, infos) as SyncVectorEnv does. (Instances
         bind ``step`` straight to the core's ``vector_step``.)"""
