@@ -21,13 +21,13 @@ from __future__ import annotations
 import argparse
 import os
 import tempfile
+import warnings
 
 import gymnasium as gym
 import numpy as np
 import torch
 from gymnasium.wrappers import RescaleAction, TimeLimit
 from stable_baselines3 import A2C, PPO
-from stable_baselines3.common.env_util import make_vec_env as sb3_make_vec_env
 from stable_baselines3.common.evaluation import evaluate_policy
 from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import VecFrameStack, VecNormalize
@@ -131,9 +131,14 @@ def time_feature(quick: bool) -> None:
     obs, _, terminated, truncated, _ = env.step(env.action_space.sample())
     print(f"  at the limit (truncated={truncated}): time feature {obs[-1]}")
     assert obs.shape == (4,) and obs[-1] == 0.0 and truncated
-    # The agent sees it like any observation:
-    venv = sb3_make_vec_env("ccgym/Pendulum-v1", n_envs=2, seed=0,
-                            wrapper_class=TimeFeatureWrapper)
+    # The agent sees it like any observation. ccgym.sb3.make_vec_env takes
+    # SB3's wrapper_class as SB3's make_vec_env does (a DummyVecEnv of ccgym
+    # single envs: a Gymnasium wrapper cannot wrap one instance of the C
+    # batch, so it warns that the native batch is off).
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ccgym.sb3.NativeBatchOffWarning)
+        venv = ccgym.sb3.make_vec_env("Pendulum-v1", n_envs=2, seed=0,
+                                      wrapper_class=TimeFeatureWrapper)
     model = A2C("MlpPolicy", venv, n_steps=8, seed=0, device="cpu")
     model.learn(256 if quick else 5_000)
     print(f"  A2C trained on the time-featured env: policy input {model.observation_space.shape}")

@@ -371,11 +371,31 @@ CCGYM_INLINE void pendulum_block(const ccgym_batch *b, const void *actions, size
     float *__restrict obs = b->obs + lo * 3;
     double *__restrict reward = b->reward + lo;
     uint8_t *__restrict terminated = b->terminated + lo;
-    double th[BLOCK], sn[BLOCK], cs[BLOCK];
+    double th[BLOCK], sn[BLOCK], cs[BLOCK], an_[BLOCK];
 
     for (size_t i = 0; i < m; i++)
         th[i] = st[i].th;
     ccgym_fast_sincos_n(th, sn, cs, m);
+    /* angle_normalize(th) as th - 2 pi round(th / 2 pi), 2 pi in two parts
+     * (the exact kernel's fmod(th + pi, 2 pi) - pi, up to rounding). That
+     * rounding is the exact kernel's `th + pi`, which grows with |th|
+     * (Gymnasium never wraps th): past |th| = 1e6 it would take the reward
+     * outside the documented bound, and past ~1e15 the reduction itself
+     * fails, so there (and for inf / NaN) the exact kernel's expression is
+     * used, lane by lane: the bound holds for every state. */
+    const double shifter = 0x1.8p52;
+    int big = 0;
+CCGYM_IVDEP
+    for (size_t i = 0; i < m; i++) {
+        const double thi = th[i];
+        const double k = (thi * (0.5 / M_PI) + shifter) - shifter;
+        an_[i] = (thi - k * 0x1.921fb54442d18p+2) - k * 0x1.1a62633145c07p-52;
+        big |= !(fabs(thi) <= 1e6);
+    }
+    if (CCGYM_UNLIKELY(big))
+        for (size_t i = 0; i < m; i++)
+            if (!(fabs(th[i]) <= 1e6))
+                an_[i] = ccgym_npy_remainder(th[i] + M_PI, 2 * M_PI) - M_PI;
 CCGYM_IVDEP
     for (size_t i = 0; i < m; i++) {
         const ccgym_pendulum_params *p = P + i * ps;
@@ -386,11 +406,7 @@ CCGYM_IVDEP
         u = a != a ? a : u;
         st[i].last_u = u;
         st[i].last_u_t = CCGYM_T_F32;
-        /* angle_normalize(th) as th - 2 pi round(th / 2 pi), 2 pi in two parts
-         * (the exact kernel's fmod(th + pi, 2 pi) - pi, up to rounding). */
-        const double shifter = 0x1.8p52;
-        const double k = (thi * (0.5 / M_PI) + shifter) - shifter;
-        const double an = (thi - k * 0x1.921fb54442d18p+2) - k * 0x1.1a62633145c07p-52;
+        const double an = an_[i];
         const float u_cost = 0.001f * (u * u);
         const double costs = an * an + 0.1 * (thdot * thdot) + (double)u_cost;
         const float u_acc = (float)p->torque_coef * u;

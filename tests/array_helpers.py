@@ -15,3 +15,13 @@ def set_shape(arr: np.ndarray, shape) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)
         arr.shape = shape
+
+
+def set_dtype(arr: np.ndarray, dtype) -> None:
+    """``arr.dtype = dtype``, the in-place reinterpretation numpy 2.5
+    deprecates as it deprecates setting the shape (see set_shape): the tests
+    that prove a reinterpreted output harmless keep doing it to the very
+    object ccgym handed out."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        arr.dtype = dtype

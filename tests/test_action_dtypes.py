@@ -64,10 +64,11 @@ def values(rng, shape, encoding):
     if encoding in INTS or encoding == "list of ints":
         dt = np.dtype(encoding if encoding in INTS else np.int64)
         info = np.iinfo(dt)
-        v = rng.integers(max(info.min, -3), 4, shape)
+        v = rng.integers(max(info.min, -3), 4, shape).astype(dt)
         big = rng.random(shape) < 0.05
-        v = np.where(big, info.max if dt.kind == "u" else info.min, v)
-        return v.astype(dt)
+        # The extreme as a scalar of dt: a Python int of uint64's max does not
+        # fit the int64 draws, which numpy 2.5's np.where refuses (OverflowError).
+        return np.where(big, dt.type(info.max if dt.kind == "u" else info.min), v)
     if encoding in ("bool", "list of bools"):
         return rng.random(shape) < 0.5
     v = rng.uniform(-2.6, 2.6, shape)

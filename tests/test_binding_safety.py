@@ -25,7 +25,7 @@ import pytest
 import ccgym
 from ccgym import _core
 from subprocess_helpers import run_isolated
-from array_helpers import set_shape
+from array_helpers import set_dtype, set_shape
 
 DISCRETE_IDS = ["CartPole-v1", "MountainCar-v0", "Acrobot-v1"]
 CONTINUOUS_IDS = ["Pendulum-v1", "MountainCarContinuous-v0"]
@@ -275,11 +275,11 @@ def test_reshaped_dtype_changed_frozen_outputs_do_not_leak_into_later_steps(copy
         if t % 3 == 0:
             set_shape(obs, (n * 4,))
         elif t % 3 == 1:
-            obs.dtype = np.int32
+            set_dtype(obs, np.int32)
             rew.flags.writeable = False
         else:
             set_shape(term, (n, 1))
-            trunc.dtype = np.uint8
+            set_dtype(trunc, np.uint8)
 
 
 def test_views_of_outputs_keep_their_values_and_memory():

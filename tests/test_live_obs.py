@@ -22,6 +22,7 @@ import numpy as np
 import pytest
 
 import ccgym
+from array_helpers import set_dtype, set_shape
 
 IDS = ("MountainCarContinuous-v0", "ccgym/MountainCarContinuous-v0")
 
@@ -176,20 +177,20 @@ def test_an_obs_reinterpreted_in_place_is_refused(change):
     buf = env.unwrapped.batch.state_buffer.copy()
     before = obs.copy()
     if change == "dtype":
-        obs.dtype = np.int32
+        set_dtype(obs, np.int32)
     elif change == "shape":
-        obs.shape = (2, 1)
+        set_shape(obs, (2, 1))
     else:
-        obs.dtype = obs.dtype.newbyteorder()
+        set_dtype(obs, obs.dtype.newbyteorder())
     with pytest.raises((TypeError, ValueError), match="changed in place"):
         env.step(a)
     assert np.array_equal(env.unwrapped._core.state_buffer, buf)
     if change == "dtype":
-        obs.dtype = np.float32
+        set_dtype(obs, np.float32)
     elif change == "shape":
-        obs.shape = (2,)
+        set_shape(obs, (2,))
     else:
-        obs.dtype = np.float32
+        set_dtype(obs, np.float32)
     assert same(obs, before)
     env.step(a)  # back as it was: steps on
 

@@ -112,12 +112,16 @@ def test_make_vec_spec_and_vector_entry_point_class(env_id):
 
 
 # ---------------------------------------------------------- render modes
+STOCK_RENDER_NEEDS_PYGAME = ("Gymnasium's stock env draws its frames with pygame "
+                             '(pip install "ccgym[render]")')
 RENDER_MODES = [None, "rgb_array", "rgb_array_list", "ansi", "no-render-mode", "depth_array"]
 
 
 @pytest.mark.parametrize("env_id", IDS)
 @pytest.mark.parametrize("render_mode", RENDER_MODES)
 def test_make_render_modes_as_stock(env_id, render_mode):
+    if render_mode in ("rgb_array", "rgb_array_list"):
+        pytest.importorskip("pygame", reason=STOCK_RENDER_NEEDS_PYGAME)
     ok, ref, ref_warn = outcome(lambda: gym.make(env_id, render_mode=render_mode))
     ok2, ours, our_warn = outcome(lambda: gym.make(ccgym_id(env_id), render_mode=render_mode))
     assert ok and ok2
@@ -161,6 +165,7 @@ def test_direct_construction_takes_any_render_mode(render_mode):
 
 
 def test_make_vec_render_modes_as_cartpole_vector_env():
+    pytest.importorskip("pygame", reason=STOCK_RENDER_NEEDS_PYGAME)
     for mode in ("rgb_array", "rgb_array_list", "depth_array"):
         ref = gym.make_vec("CartPole-v1", num_envs=2, render_mode=mode)
         ours = gym.make_vec(ccgym_id("CartPole-v1"), num_envs=2, render_mode=mode)

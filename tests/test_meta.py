@@ -66,6 +66,47 @@ def test_stubs_match_the_compiled_modules(tmp_path):
     assert out.returncode == 0, out.stdout + out.stderr
 
 
+MYPY_CHECK = """
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+from typing_extensions import TypeAlias, assert_type
+
+import ccgym
+import ccgym.envs
+import ccgym.vector
+
+F32: TypeAlias = npt.NDArray[np.float32]
+F64: TypeAlias = npt.NDArray[np.float64]
+B: TypeAlias = npt.NDArray[np.bool_]
+envs = ccgym.make_vec("CartPole-v1", 4)
+assert_type(envs, ccgym.vector.VectorEnv)
+assert_type(envs.reset(seed=0), tuple[F32, dict[str, Any]])
+assert_type(envs.step(np.zeros(4, np.int64)), tuple[F32, F64, B, B, dict[str, Any]])
+env = ccgym.envs.CartPoleEnv()
+assert_type(env.reset(seed=0), tuple[F32, dict[str, Any]])
+assert_type(env.step(0), tuple[F32, float, bool, bool, dict[str, Any]])
+reveal_type(envs.step(np.zeros(4, np.int64)))
+"""
+
+
+@pytest.mark.slow  # mypy loads numpy's and Gymnasium's stubs: ~15 s of CPU
+def test_mypy_sees_make_vec_and_the_step_tuples(tmp_path):
+    """What a user's mypy infers (issue 24, item 7): ccgym.make_vec returns a
+    ccgym.vector.VectorEnv (it was Any), and its reset/step and the single
+    env's give their tuples of typed arrays, not Any (assert_type fails on
+    Any as on any other type)."""
+    pytest.importorskip("mypy", reason="needs mypy (the test extra)")
+    (tmp_path / "check.py").write_text(MYPY_CHECK)
+    out = subprocess.run(
+        [sys.executable, "-m", "mypy", "--cache-dir", str(tmp_path / "cache"), "check.py"],
+        capture_output=True, text=True, cwd=tmp_path)
+    assert out.returncode == 0 and "Success: no issues found" in out.stdout, \
+        out.stdout + out.stderr
+    assert "Revealed type is \"tuple[" in out.stdout  # the check ran on what it names
+
+
 def _parser() -> argparse.ArgumentParser:
     parsers = []
     real = argparse.ArgumentParser.parse_args

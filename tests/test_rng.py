@@ -7,6 +7,9 @@ together) and live comparisons with the installed numpy over many seeds.
 
 from __future__ import annotations
 
+import threading
+import time
+
 import numpy as np
 import pytest
 
@@ -485,3 +488,135 @@ def test_instance_index_out_of_range_raises(call):
                           timeout=60, cwd="/")
     assert proc.returncode == 0, f"{call}: exit code {proc.returncode} {proc.stderr[-500:]}"
     assert proc.stdout.strip() == "IndexError", call
+
+
+# ------------------------------------------- np_random draws take the core's guard
+# (issue 24, item 7.) An env's np_random draws from the env's C stream; a
+# reset writes that stream (with the GIL released). A draw is therefore a
+# core call: it takes the batch's guard, and meets a call under way in
+# another thread with the guard's RuntimeError, as two steps do.
+
+def _busy(fn):
+    try:
+        fn()
+    except RuntimeError as e:
+        assert "another thread" in str(e), e
+        return True
+    return False
+
+
+def _in_thread(fn):
+    out = []
+    t = threading.Thread(target=lambda: out.append(fn()))
+    t.start()
+    t.join(60)
+    assert not t.is_alive()
+    return out[0]
+
+
+def test_a_draw_during_another_threads_core_call_is_refused():
+    import gymnasium as gym
+
+    import ccgym  # noqa: F401
+
+    env = gym.make("ccgym/Acrobot-v1")
+    env.reset(seed=1)
+    u = env.unwrapped
+    gen = u.np_random
+    before = gen.bit_generator.state
+    inside, leave = threading.Event(), threading.Event()
+    holder = threading.Thread(
+        target=lambda: u._core.exclusive(lambda: (inside.set(), leave.wait(60))))
+    holder.start()
+    assert inside.wait(60)
+    try:
+        for draw in (lambda: gen.random(), lambda: gen.integers(0, 10, 5),
+                     lambda: gen.uniform(-1, 1, 1000), lambda: gen.bit_generator.state):
+            assert _busy(draw)
+    finally:
+        leave.set()
+        holder.join(60)
+    assert gen.bit_generator.state == before  # the refused draws drew nothing
+    ref = gym.make("Acrobot-v1")
+    ref.reset(seed=1)
+    assert gen.random() == ref.unwrapped.np_random.random()  # and it draws again
+
+
+def test_a_core_call_during_another_threads_draw_is_refused():
+    import gymnasium as gym
+
+    import ccgym  # noqa: F401
+
+    env = gym.make("ccgym/Pendulum-v1")
+    env.reset(seed=2)
+    u = env.unwrapped
+    gen = u.np_random
+    state = u.get_state()
+    with gen.bit_generator.lock:  # what numpy holds around a draw
+        assert _in_thread(lambda: _busy(env.reset))
+        assert _in_thread(lambda: _busy(lambda: env.reset(seed=5)))
+        assert _in_thread(lambda: _busy(lambda: env.step(np.zeros(1, np.float32))))
+        assert _in_thread(lambda: _busy(u.get_state))
+    after = u.get_state()
+    assert all(np.array_equal(np.asarray(state[k]), np.asarray(after[k])) for k in state)
+    env.reset(seed=5)  # free again
+
+
+DRAW = 4096  # doubles per draw: long enough (drawn without the GIL) to meet resets
+
+
+def test_draws_and_resets_in_two_threads_never_overlap():
+    """Hammered from two threads (draws of DRAW doubles, unseeded resets, each
+    drawing 4), every call either completes or is refused with the guard's
+    RuntimeError, and the completed ones took turns on the stream: each
+    draw is DRAW consecutive doubles of the seeded PCG64 stream, no two draws
+    share a position, and the stream ends exactly DRAW per draw plus 4 per
+    reset further on. (Unguarded, a draw racing a reset in C, both without
+    the GIL, repeats or tears the stream.)"""
+    import gymnasium as gym
+
+    import ccgym  # noqa: F401
+
+    env = gym.make("ccgym/CartPole-v1")
+    env.reset(seed=3)
+    gen = env.unwrapped.np_random
+    draws, resets = [], [0]
+    stop = time.perf_counter() + 3
+
+    def drawer():
+        while time.perf_counter() < stop and len(draws) < 200:
+            try:
+                draws.append(gen.random(DRAW))
+            except RuntimeError as e:
+                assert "another thread" in str(e)
+            time.sleep(0)  # let the other thread in between calls
+
+    def resetter():
+        while time.perf_counter() < stop and len(draws) < 200:
+            try:
+                env.reset()
+            except RuntimeError as e:
+                assert "another thread" in str(e)
+            else:
+                resets[0] += 1
+            time.sleep(0)
+
+    threads = [threading.Thread(target=drawer), threading.Thread(target=resetter)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert draws and resets[0]
+    ref = np.random.Generator(np.random.PCG64(3))
+    ref.random(4)  # reset(seed=3)'s draw
+    total = DRAW * len(draws) + 4 * resets[0]
+    stream = ref.random(total)
+    assert ref.bit_generator.state == gen.bit_generator.state  # consumed exactly that
+    where = {v: k for k, v in enumerate(stream.tolist())}
+    starts = []
+    for v in draws:
+        k = where.get(float(v[0]))
+        assert k is not None and stream[k:k + DRAW].tobytes() == v.tobytes()
+        starts.append(k)
+    starts.sort()
+    assert all(b - a >= DRAW for a, b in zip(starts, starts[1:]))  # no two draws overlap

@@ -231,6 +231,8 @@ def test_usable_after_close_as_dummy_vec_env(env_id):
     """close() releases rendering resources only, as DummyVecEnv's: reset,
     step, env_method reset and rendering keep working with DummyVecEnv's
     results; close twice is fine; ``closed`` is True (as SubprocVecEnv's)."""
+    pytest.importorskip("pygame", reason="the Gymnasium reference renders its frames with "
+                        'pygame (pip install "ccgym[render]")')
     ref = reference(env_id, 3, render_mode="rgb_array")
     ours = VecEnv(env_id, 3, render_mode="rgb_array")
     for venv in (ref, ours):
@@ -418,10 +420,15 @@ def test_make_vec_env_matches_sb3_make_vec_env():
     raw = make_vec_env("Pendulum-v1", n_envs=2, monitor=False, env_kwargs={"g": 3.0},
                        vec_env_kwargs={"num_threads": 2})
     assert isinstance(raw, VecEnv) and raw.get_attr("g") == [3.0, 3.0]
-    with pytest.raises(ValueError, match="wrapper_class"):
-        make_vec_env("CartPole-v1", wrapper_class=gym.wrappers.TimeLimit)
-    with pytest.raises(TypeError):
-        make_vec_env(lambda: gym_make("CartPole-v1"))
+    # wrapper_class and callables (refused before issue 24, item 6) build
+    # SB3's DummyVecEnv, with a warning: test_sb3_compat.py compares them.
+    with pytest.warns(ccgym.sb3.NativeBatchOffWarning, match="wrapper_class"):
+        assert isinstance(make_vec_env("CartPole-v1", wrapper_class=gym.wrappers.TimeLimit,
+                                       wrapper_kwargs={"max_episode_steps": 5}), DummyVecEnv)
+    with pytest.warns(ccgym.sb3.NativeBatchOffWarning, match="callable"):
+        assert isinstance(make_vec_env(lambda: gym_make("CartPole-v1")), DummyVecEnv)
+    with pytest.raises(TypeError):  # neither an id nor a callable
+        make_vec_env(3)
 
 
 # -------------------------------------------------------- SB3 wrappers

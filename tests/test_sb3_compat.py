@@ -122,6 +122,8 @@ def test_monitor_file_override_existing(tmp_path):
 
 
 def test_render_mode_defaults_to_rgb_array_as_sb3():
+    pytest.importorskip("pygame", reason="the stock reference renders its frames with pygame "
+                        '(pip install "ccgym[render]")')
     ref = sb3_make_vec_env("Acrobot-v1", n_envs=2)
     ours = make_vec_env("Acrobot-v1", n_envs=2)
     assert ours.render_mode == ref.render_mode == "rgb_array"
@@ -147,3 +149,99 @@ def test_vec_video_recorder_on_make_vec_env(tmp_path):
     rec.close()
     videos = list(tmp_path.glob("ccgym*.mp4"))
     assert len(videos) == 1 and videos[0].stat().st_size > 0
+
+
+# ------------------------------------------- wrapper_class, callables (issue 24, item 6)
+def _trajectory(venv, steps: int, seed: int):
+    """Every step's outputs, as bytes and values (Monitor's episode time
+    left out: it is a clock), for actions from a numpy Generator of ``seed``
+    over the unwrapped env's action space (a wrapper's own space, such as
+    ClipAction's unbounded Box, is not seeded by make_vec_env); continuous
+    actions cross the bounds."""
+    rng = np.random.default_rng(seed)
+    space = venv.envs[0].unwrapped.action_space
+    out = [venv.reset().tobytes()]
+    for _ in range(steps):
+        if isinstance(space, gym.spaces.Discrete):
+            a = rng.integers(0, space.n, venv.num_envs)
+        else:
+            a = rng.uniform(1.5 * space.low, 1.5 * space.high,
+                            (venv.num_envs, *space.shape)).astype(np.float32)
+        obs, rew, dones, infos = venv.step(a)
+        rows = []
+        for info in infos:
+            info = dict(info)
+            if "episode" in info:
+                info["episode"] = {k: v for k, v in info["episode"].items() if k != "t"}
+            if "terminal_observation" in info:
+                info["terminal_observation"] = info["terminal_observation"].tobytes()
+            rows.append(sorted(info.items()))
+        out.append((obs.tobytes(), obs.dtype, rew.tobytes(), rew.dtype, dones.tobytes(), rows))
+    return out
+
+
+def _scale_reward(env, factor):
+    return gym.wrappers.TransformReward(env, lambda r: r * factor)
+
+
+WRAPPED = [
+    ("CartPole-v1", gym.wrappers.TimeLimit, {"max_episode_steps": 30}),
+    ("Acrobot-v1", gym.wrappers.TimeLimit, {"max_episode_steps": 40}),
+    ("Pendulum-v1", gym.wrappers.ClipAction, None),
+    ("MountainCarContinuous-v0", _scale_reward, {"factor": 0.5}),
+    ("MountainCar-v0", gym.wrappers.TimeAwareObservation, None),
+]
+
+
+@pytest.mark.parametrize("env_id,wrapper,kwargs", WRAPPED, ids=[w[0] for w in WRAPPED])
+def test_wrapper_class_equals_sb3s_make_vec_env(env_id, wrapper, kwargs):
+    """With a wrapper_class, ccgym's make_vec_env is SB3's over ccgym's
+    single envs: step by step, bit for bit what SB3's make_vec_env gives over
+    the stock env with the same wrapper, seed, start_index and actions."""
+    # render_mode None: the stock envs' rgb_array (SB3's default) needs pygame.
+    ref = sb3_make_vec_env(env_id, n_envs=3, seed=5, start_index=1, wrapper_class=wrapper,
+                           wrapper_kwargs=kwargs, env_kwargs={"render_mode": None})
+    with pytest.warns(ccgym.sb3.NativeBatchOffWarning, match="native batch is off"):
+        ours = make_vec_env(env_id, n_envs=3, seed=5, start_index=1, wrapper_class=wrapper,
+                            wrapper_kwargs=kwargs, env_kwargs={"render_mode": None})
+    assert isinstance(ours, DummyVecEnv) and type(ours) is type(ref)
+    assert ours.observation_space == ref.observation_space
+    assert type(ours.envs[0].unwrapped).__module__ == "ccgym.envs"
+    assert type(ref.envs[0].unwrapped).__module__.startswith("gymnasium.")
+    r, o = _trajectory(ref, 150, 0), _trajectory(ours, 150, 0)
+    assert len(o) == len(r)
+    for t, (x, y) in enumerate(zip(r, o)):
+        assert x == y, t
+    if wrapper is gym.wrappers.TimeLimit:  # episodes ended (by the wrapper's limit)
+        assert any(np.frombuffer(step[4], bool).any() for step in r[1:])
+
+
+def test_callable_env_id_equals_sb3s_make_vec_env():
+    """A callable env_id (SB3's make_vec_env(lambda **kw: ...)) and env_kwargs."""
+    kw = {"g": 4.0}
+    ref = sb3_make_vec_env(lambda **k: gym.make("Pendulum-v1", **k), n_envs=2, seed=2,
+                           env_kwargs=kw)
+    with pytest.warns(ccgym.sb3.NativeBatchOffWarning, match="callable env_id"):
+        ours = make_vec_env(lambda **k: gym.make("ccgym/Pendulum-v1", **k), n_envs=2, seed=2,
+                            env_kwargs=kw)
+    assert ours.get_attr("g") == [4.0, 4.0]
+    assert _trajectory(ours, 250, 1) == _trajectory(ref, 250, 1)
+
+
+def test_fallback_refuses_what_it_cannot_do():
+    with pytest.raises(ValueError, match="monitor=False"):
+        make_vec_env("CartPole-v1", wrapper_class=gym.wrappers.TimeLimit,
+                     wrapper_kwargs={"max_episode_steps": 3}, monitor=False)
+    with pytest.raises(ValueError, match="wrapper_kwargs need a wrapper_class"):
+        make_vec_env("CartPole-v1", wrapper_kwargs={"max_episode_steps": 3})
+    with pytest.raises(gym.error.Error, match="ccgym has no env"):
+        make_vec_env("LunarLander-v3", wrapper_class=gym.wrappers.TimeLimit)
+
+
+def test_native_batch_without_wrapper_stays_native_and_quiet():
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ccgym.sb3.NativeBatchOffWarning)
+        venv = make_vec_env("CartPole-v1", n_envs=2, seed=0)
+    assert isinstance(venv.unwrapped, ccgym.sb3.VecEnv)

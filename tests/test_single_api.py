@@ -23,6 +23,7 @@ from gymnasium.utils.env_checker import check_env
 
 import ccgym
 import ccgym.envs
+from install_helpers import editable_install
 
 ENV_IDS = ["CartPole-v0", "CartPole-v1", "MountainCar-v0", "MountainCarContinuous-v0",
            "Pendulum-v1", "Acrobot-v1"]
@@ -68,6 +69,9 @@ def run_python(code: str, timeout: float = 120) -> subprocess.CompletedProcess:
 
 
 def test_tests_run_against_the_installed_package():
+    if editable_install():
+        pytest.skip("an editable install (README, Develop) imports ccgym from the source tree "
+                    "by design")
     path = Path(ccgym.__file__).resolve()
     assert REPO_ROOT / "python" not in path.parents, f"ccgym imported from the source tree: {path}"
     assert Path(ccgym._core.__file__).suffix in (".so", ".pyd")

@@ -638,6 +638,8 @@ def test_use_after_close(env_id):
     twice is fine. ``closed`` is True as SyncVectorEnv's (the base
     VectorEnv.close sets it; CartPoleVectorEnv overrides close and leaves it
     False)."""
+    pytest.importorskip("pygame", reason="the Gymnasium reference renders its frames with "
+                        'pygame (pip install "ccgym[render]")')
     with deprecation_ctx(env_id):
         stock = gym.make_vec(env_id, num_envs=3, render_mode="rgb_array")
     # The results are compared with SyncVectorEnv's (CartPoleVectorEnv seeds

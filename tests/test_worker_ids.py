@@ -21,6 +21,7 @@ import gymnasium as gym
 import pytest
 
 import ccgym
+from install_helpers import require_startup_hook
 
 ENV_IDS = ccgym.ENV_IDS
 
@@ -51,6 +52,7 @@ def test_hook_installed_beside_the_package():
 
 
 def test_interpreter_start_imports_nothing_heavy():
+    require_startup_hook()
     out = ok(run_main("""
         import sys
         print(sorted(m for m in sys.modules
@@ -60,6 +62,7 @@ def test_interpreter_start_imports_nothing_heavy():
 
 
 def test_import_gymnasium_registers_without_importing_ccgym():
+    require_startup_hook()
     out = ok(run_main("""
         import sys
         import gymnasium as gym
@@ -73,6 +76,7 @@ def test_import_gymnasium_registers_without_importing_ccgym():
 
 
 def test_a_find_spec_probe_does_not_use_up_the_hook():
+    require_startup_hook()
     # Optional-dependency probes (TorchRL's) ask for gymnasium's spec first.
     out = ok(run_main("""
         import importlib.util, sys
@@ -86,6 +90,7 @@ def test_a_find_spec_probe_does_not_use_up_the_hook():
 
 
 def test_hook_and_import_ccgym_register_the_same_specs():
+    require_startup_hook()
     out = ok(run_main("""
         import gymnasium as gym
         hooked = {i: gym.spec(i) for i in gym.registry if i.startswith("ccgym/")}
@@ -168,6 +173,8 @@ SB3_MAIN = """
 def test_sb3_subproc_vec_env(method, prelude, env_id):
     # Each child imports torch (SB3): the slowest tests here (~20-50 s each on 2 busy cores).
     pytest.importorskip("stable_baselines3", reason="SubprocVecEnv needs stable-baselines3")
+    if prelude:  # the children find the id through the hook
+        require_startup_hook()
     code = SB3_MAIN.format(prelude=prelude, env_id=env_id, method=method)
     assert ok(run_main(code)).strip() == "ok"
     if prelude:  # what the hook prevents: the children never imported ccgym
@@ -207,6 +214,8 @@ ASYNC_MAIN = """
     ("", "ccgym:ccgym/Pendulum-v1", "Pendulum-v1"),
 ])
 def test_gymnasium_async_vector_env(method, build, prelude, env_id, stock):
+    if prelude and build == "lambdas":  # the children find the id through the hook
+        require_startup_hook()
     code = ASYNC_MAIN.format(prelude=prelude, env_id=env_id, stock=stock, method=method,
                              build=build)
     assert ok(run_main(code)).strip() == "ok"
@@ -241,6 +250,7 @@ TORCHRL_MAIN = """
 def test_torchrl_parallel_env():
     # Each spawned worker imports torch and torchrl: ~2-3 min here on 2 busy cores.
     pytest.importorskip("torchrl", reason="ParallelEnv needs torchrl")
+    require_startup_hook()
     code = TORCHRL_MAIN.format(prelude="import ccgym", env_id="ccgym/CartPole-v1")
     assert ok(run_main(code)).strip() == "ok"
     proc = run_main(code, hook=False)

@@ -13,7 +13,8 @@
 #    symbols allow (the report goes to OUTDIR/auditwheel-<tag>.txt), and
 #    another fresh venv installs the repaired wheel with its test extra and
 #    runs the tests from the unpacked sdist (so the sdist's tests are tested).
-# 3. OUTDIR/summary.md: Python x (wheel, tag, size, tests).
+# 3. OUTDIR/summary.md: Python x (wheel, tag, size, the numpy and Gymnasium
+#    the test venv resolved, tests).
 #
 # OUTDIR defaults to dist/ (the wheels and the sdist are what gets uploaded).
 # The default tests are the parity and API suites without the 1024-env
@@ -72,7 +73,7 @@ mkdir "$TMP/sdist"
 tar -xzf "$SDIST" -C "$TMP/sdist"
 SDIST_TREE=$(ls -d "$TMP"/sdist/ccgym-*)
 
-printf '| Python | wheel | tag | size (KiB) | tests |\n| --- | --- | --- | --- | --- |\n' >"$OUT/summary.md"
+printf '| Python | wheel | tag | size (KiB) | numpy | Gymnasium | tests |\n| --- | --- | --- | --- | --- | --- | --- |\n' >"$OUT/summary.md"
 failed=0
 for v in $PYTHONS; do
   py=$(find_python "$v")
@@ -84,11 +85,11 @@ for v in $PYTHONS; do
   if ! "$TMP/build-$tag/bin/python" -m pip wheel -q --no-deps -w "$TMP/raw-$tag" "$SDIST" \
        >"$TMP/wheel-$tag.log" 2>&1; then
     cat "$TMP/wheel-$tag.log"
-    printf '| %s | FAILED | | | |\n' "$v" >>"$OUT/summary.md"; failed=1; continue
+    printf '| %s | FAILED | | | | | |\n' "$v" >>"$OUT/summary.md"; failed=1; continue
   fi
   log "$tag: built in $((SECONDS - start)) s; auditwheel repair"
   "$TMP/tools/bin/auditwheel" repair -w "$OUT" "$TMP"/raw-"$tag"/*.whl >"$TMP/repair-$tag.log" 2>&1 \
-    || { cat "$TMP/repair-$tag.log"; printf '| %s | repair FAILED | | | |\n' "$v" >>"$OUT/summary.md"; failed=1; continue; }
+    || { cat "$TMP/repair-$tag.log"; printf '| %s | repair FAILED | | | | | |\n' "$v" >>"$OUT/summary.md"; failed=1; continue; }
   whl=$(ls "$OUT"/ccgym-*-"$tag"-"$tag"-*.whl)
   "$TMP/tools/bin/auditwheel" show "$whl" >"$OUT/auditwheel-$tag.txt" 2>&1
   plat=${whl##*-"$tag"-}; plat=${plat%.whl}
@@ -97,6 +98,9 @@ for v in $PYTHONS; do
   "$py" -m venv "$TMP/test-$tag"
   "$TMP/test-$tag/bin/python" -m pip install -q --upgrade pip
   "$TMP/test-$tag/bin/python" -m pip install -q "$whl[test]"
+  # What the resolver picked for this Python (numpy 2.5 needs Python 3.12+).
+  deps=$("$TMP/test-$tag/bin/python" -c 'import numpy, gymnasium; print(numpy.__version__, gymnasium.__version__)')
+  log "$tag: numpy ${deps% *}, Gymnasium ${deps#* }"
   start=$SECONDS
   set +e
   (cd "$SDIST_TREE" && eval "'$TMP/test-$tag/bin/python' -m pytest -p no:cacheprovider $TEST_ARGS") \
@@ -111,8 +115,8 @@ for v in $PYTHONS; do
     tail -40 "$TMP/test-$tag.log"
   fi
   log "$tag: tests in $((SECONDS - start)) s: $result"
-  printf '| %s | %s | %s | %s | %s |\n' "$("$py" -c 'import platform; print(platform.python_version())')" \
-    "$(basename "$whl")" "$plat" "$size" "$result" >>"$OUT/summary.md"
+  printf '| %s | %s | %s | %s | %s | %s | %s |\n' "$("$py" -c 'import platform; print(platform.python_version())')" \
+    "$(basename "$whl")" "$plat" "$size" "${deps% *}" "${deps#* }" "$result" >>"$OUT/summary.md"
   rm -rf "$TMP/build-$tag" "$TMP/test-$tag"
 done
 cat "$OUT/summary.md"

@@ -23,8 +23,11 @@ The documentation (``docs/`` in the source tree) has a page per front end.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from ccgym import envs
 from ccgym._version import __version__
+from ccgym._frontend import InvalidAction, InvalidActionType, InvalidActionValue
 from ccgym._registration import ENV_IDS, ENV_SPECS, vector_class_name
 from ccgym._registration import register as _register
 from ccgym.envs import (
@@ -42,7 +45,11 @@ from ccgym.envs import (
 _register()
 
 
-def make_vec(env_id: str, num_envs: int = 1, **kwargs):
+if TYPE_CHECKING:
+    from ccgym.vector import VectorEnv
+
+
+def make_vec(env_id: str, num_envs: int = 1, **kwargs: Any) -> VectorEnv:
     """A native :class:`ccgym.vector.VectorEnv` of ``num_envs`` instances of
     ``env_id`` ("CartPole-v1" or "ccgym/CartPole-v1"); keyword arguments as
     :class:`ccgym.vector.VectorEnv`."""
@@ -51,5 +58,6 @@ def make_vec(env_id: str, num_envs: int = 1, **kwargs):
     return VectorEnv(env_id, num_envs=num_envs, **kwargs)
 
 
-__all__ = ["ENV_IDS", "__version__", "make_vec"]
+__all__ = ["ENV_IDS", "InvalidAction", "InvalidActionType", "InvalidActionValue",
+           "__version__", "make_vec"]
 __all__ += envs.__all__

@@ -114,6 +114,7 @@ class Batch:
     def sync_live_obs(self) -> None: ...
     reset_needed_error: type[BaseException]
     invalid_action_error: type[BaseException]
+    invalid_action_type_error: type[BaseException]
     def __init__(
         self,
         kind: str,

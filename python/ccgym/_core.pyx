@@ -782,9 +782,13 @@ cdef class Batch:
     operation under it, within which its thread may nest calls.
 
     Errors: ``reset_needed_error`` (stepping before reset; default
-    RuntimeError) and ``invalid_action_error`` (a bad single-env action;
-    default ValueError) are the classes raised, so a front end can make them
-    its framework's.
+    RuntimeError), ``invalid_action_error`` (an action of the right type but
+    out of range or of the wrong shape; default ValueError) and
+    ``invalid_action_type_error`` (an action of the wrong type or dtype;
+    default TypeError) are the classes raised, single-env and batch steps
+    alike, so a front end can make them its framework's (ccgym's front ends
+    set subclasses of Gymnasium's InvalidAction and AssertionError that keep
+    ValueError / TypeError as bases).
 
     ``precision`` (read-only): "exact" (bit-exact with Gymnasium) or "fast"
     (vectorised kernels within the bound documented in ccgym.vector).
@@ -812,6 +816,7 @@ cdef class Batch:
     cdef public object infos_hook
     cdef public object reset_needed_error
     cdef public object invalid_action_error
+    cdef public object invalid_action_type_error
     cdef public bint copy_outputs
     cdef public bint uint64_actions   # the single env's step takes np.uint64 actions
     cdef readonly bint asserts_contains
@@ -868,6 +873,7 @@ cdef class Batch:
         self.infos_hook = None
         self.reset_needed_error = RuntimeError
         self.invalid_action_error = ValueError
+        self.invalid_action_type_error = TypeError
         self.copy_outputs = True
         rules = env_info(kind).action_rules
         self._action_types = rules.get("types")
@@ -1331,8 +1337,10 @@ cdef class Batch:
         cdef object arr
         action_type[0] = CCGYM_ACTION_F32
         if self.action_dim == 0:
-            arr = _c_input(actions, cnp.NPY_INT64, self.num_envs, -1, False, _INTEGER,
-                           "actions")
+            if _canonical(actions, cnp.NPY_INT64, self.num_envs, -1, False):
+                arr = actions
+            else:
+                arr = self._converted_actions(actions, action_type)
             if not ccgym_discrete_in_range(<const int64_t *>cnp.PyArray_DATA(<cnp.ndarray>arr),
                                            self._b.n, self.n_actions):
                 self._range_error(arr)
@@ -1342,8 +1350,28 @@ cdef class Batch:
         if _canonical(actions, cnp.NPY_FLOAT32, self.num_envs, self.action_dim,
                       self.action_dim == 1):
             return actions
-        return self._typed_actions(actions, self.num_envs, self.action_dim,
-                                   self.action_dim == 1, "actions", action_type)
+        return self._converted_actions(actions, action_type)
+
+    cdef object _converted_actions(self, actions, int *action_type):
+        """The slow path of _actions (anything but the canonical array): the
+        conversion's TypeError / ValueError become the front end's
+        invalid_action_type_error / invalid_action_error, with the same
+        message (OverflowError, Gymnasium's own on an overflowing reward,
+        stays as it is)."""
+        try:
+            if self.action_dim == 0:
+                return _c_input(actions, cnp.NPY_INT64, self.num_envs, -1, False, _INTEGER,
+                                "actions")
+            return self._typed_actions(actions, self.num_envs, self.action_dim,
+                                       self.action_dim == 1, "actions", action_type)
+        except TypeError as e:
+            if type(e) is TypeError:
+                raise self.invalid_action_type_error(str(e)) from None
+            raise
+        except ValueError as e:
+            if type(e) is ValueError:
+                raise self.invalid_action_error(str(e)) from None
+            raise
 
     cdef object _typed_actions(self, obj, Py_ssize_t d0, Py_ssize_t d1, bint flat_ok,
                                str what, int *action_type):
@@ -1372,7 +1400,7 @@ cdef class Batch:
         elif isinstance(actions, (list, tuple)):
             wraps = any(isinstance(x, np.unsignedinteger) and x == 0 for x in actions)
         if wraps:
-            raise ValueError(self._unsigned_zero_message("an action of 0"))
+            raise self.invalid_action_error(self._unsigned_zero_message("an action of 0"))
         return 0
 
     cdef str _unsigned_zero_message(self, str what):
@@ -1386,7 +1414,7 @@ cdef class Batch:
         cdef Py_ssize_t i
         for i in range(self.num_envs):
             if a[i] < 0 or a[i] >= self.n_actions:
-                raise ValueError(
+                raise self.invalid_action_error(
                     f"action {a[i]} at index {i} is outside the action space "
                     f"Discrete({self.n_actions})")
         return 0
@@ -1524,12 +1552,12 @@ cdef class Batch:
                     raise self.invalid_action_error(self._unsigned_zero_message(repr(action)))
                 if (not self.uint64_actions and isinstance(action, (np.generic, np.ndarray))
                         and action.dtype.kind == "u" and action.dtype.itemsize == 8):
-                    raise self.invalid_action_error(
+                    raise self.invalid_action_type_error(
                         f"{action!r} is not in Discrete({self.n_actions}): Gymnasium's "
                         f"Discrete.contains refuses uint64 (it cannot be cast safely to "
                         f"int64); pass a signed integer or a Python int")
             else:
-                raise self.invalid_action_error(
+                raise self.invalid_action_type_error(
                     f"{action!r} ({type(action).__name__}) is not a valid action for "
                     f"Discrete({self.n_actions}): expected an integer")
             a = &self._single_action_i
@@ -1541,7 +1569,8 @@ cdef class Batch:
             try:
                 arr = self._typed_actions(action, 1, -1, False, "action", &t)
             except (TypeError, ValueError) as e:
-                raise self.invalid_action_error(
+                raise (self.invalid_action_type_error if isinstance(e, TypeError)
+                       else self.invalid_action_error)(
                     f"{action!r} is not a valid action: expected an array of shape (1,) "
                     f"of real numbers ({e})") from None
             if t == CCGYM_ACTION_F32:
@@ -1850,6 +1879,62 @@ cdef double _stream_next_double(void *st) noexcept nogil:
     return ccgym_pcg64_next_double((<_stream_t *>st).rng)
 
 
+cdef class _StreamGuard:
+    """A StreamBitGenerator's ``lock``: numpy's Generator holds it around
+    every draw (``with bit_generator.lock``, then the draw, often without the
+    GIL). It is numpy's lock (draws from one bit generator, in any thread,
+    take turns) and, while the stream is the batch's, the batch's guard too:
+    a draw is one core call, so a step, reset, reseed or snapshot of the env
+    in another thread meanwhile gets the guard's RuntimeError, as a draw
+    during one does, instead of racing it on the stream. Inside
+    ``Batch.exclusive()`` its thread may draw (nested, as any call). Once
+    the bit generator is detached (its private copy) only the lock is taken."""
+
+    cdef object _lock       # a threading.Lock: numpy's own serialisation
+    cdef Batch _batch       # the batch whose stream is drawn from, None once detached
+    cdef Batch _entered     # the batch whose guard __enter__ claimed, until __exit__
+
+    def __cinit__(self, Batch batch=None):
+        import threading
+
+        self._lock = threading.Lock()
+        self._batch = batch
+        self._entered = None
+
+    def __enter__(self):
+        self.acquire()
+        return self
+
+    def __exit__(self, *exc):
+        self.release()
+        return False
+
+    def acquire(self, blocking=True, timeout=-1):
+        """The lock, then (while attached) the batch's guard; RuntimeError,
+        with nothing held, when another thread's call holds the guard."""
+        if not self._lock.acquire(blocking, timeout):
+            return False
+        cdef Batch b = self._batch
+        if b is not None:
+            try:
+                b._enter(True)
+            except BaseException:
+                self._lock.release()
+                raise
+            self._entered = b
+        return True
+
+    def release(self):
+        cdef Batch b = self._entered
+        if b is not None:
+            self._entered = None
+            b._depth -= 1
+        self._lock.release()
+
+    def locked(self):
+        return self._lock.locked()
+
+
 def _pcg64_from_state(state):
     """A numpy PCG64 at `state` (what pickling a StreamBitGenerator gives)."""
     bg = np.random.PCG64()
@@ -1871,6 +1956,7 @@ cdef class StreamBitGenerator(BitGenerator):
     cdef _stream_t _st
     cdef uint64_t _own[4]     # the private copy after detach()
     cdef object _batch
+    cdef _StreamGuard _guard  # `lock`: numpy's lock and the batch's guard
 
     def __cinit__(self, *args, **kwargs):
         # Valid before (or without) __init__: a private all-zero stream.
@@ -1883,12 +1969,18 @@ cdef class StreamBitGenerator(BitGenerator):
         self._bitgen.next_uint32 = &_stream_next32
         self._bitgen.next_double = &_stream_next_double
         self._bitgen.next_raw = &_stream_next64
+        self._guard = _StreamGuard(None)  # no batch yet: numpy's lock only
+        self.lock = self._guard
 
     def __init__(self, Batch batch, Py_ssize_t index, seed=0):
         batch._check_index(index)
         BitGenerator.__init__(self, seed)  # (which sets _bitgen.state to NULL)
         self._bitgen.state = &self._st
         self._batch = batch  # keeps the memory the stream lives in alive
+        # Draws take the batch's guard (see _StreamGuard); a Generator made
+        # over this bit generator takes `lock` at its construction.
+        self._guard._batch = batch
+        self.lock = self._guard
         self._st.rng = &batch._b.rng[index]
         self._st.has_uint32 = 0
         self._st.uinteger = 0
@@ -1906,16 +1998,25 @@ cdef class StreamBitGenerator(BitGenerator):
             memcpy(&self._own[0], self._st.rng, sizeof(self._own))
             self._st.rng = <ccgym_pcg64 *>&self._own[0]
             self._batch = None
+            self._guard._batch = None  # draws no longer touch the batch
 
     @property
     def state(self):
-        """numpy PCG64's state dict (bit_generator "PCG64")."""
-        cdef const uint64_t *w = <const uint64_t *>self._st.rng
+        """numpy PCG64's state dict (bit_generator "PCG64"); read under
+        `lock` (the batch's guard while attached), as a draw."""
+        cdef const uint64_t *w
+        cdef uint64_t w0, w1, w2, w3
+        cdef int has
+        cdef uint32_t word
+        with self.lock:
+            w = <const uint64_t *>self._st.rng
+            w0, w1, w2, w3 = w[0], w[1], w[2], w[3]
+            has, word = self._st.has_uint32, self._st.uinteger
         return {"bit_generator": "PCG64",
-                "state": {"state": int(w[0]) | (int(w[1]) << 64),
-                          "inc": int(w[2]) | (int(w[3]) << 64)},
-                "has_uint32": self._st.has_uint32,
-                "uinteger": self._st.uinteger}
+                "state": {"state": int(w0) | (int(w1) << 64),
+                          "inc": int(w2) | (int(w3) << 64)},
+                "has_uint32": has,
+                "uinteger": word}
 
     @state.setter
     def state(self, value):

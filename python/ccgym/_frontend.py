@@ -271,6 +271,35 @@ def check_snapshot(snap: Any) -> None:
 
 # ------------------------------------------------------------------- errors
 
+class InvalidAction(gym.error.InvalidAction, AssertionError):
+    """An action outside the env's action space, from any ccgym front end
+    (single env, vector env, SB3 VecEnv, Tianshou adapter).
+
+    Gymnasium's envs check actions with ``assert
+    self.action_space.contains(action)``, so code written against Gymnasium
+    catches ``AssertionError``; this class is one, and a
+    ``gymnasium.error.InvalidAction`` too. What ccgym raises is one of its two
+    subclasses, which also keep the built-in class the check raised before:
+    :class:`InvalidActionType` (a ``TypeError``: the wrong type or dtype, such
+    as a float for a Discrete space) and :class:`InvalidActionValue` (a
+    ``ValueError``: the right type, out of range or of the wrong shape)."""
+
+
+class InvalidActionType(InvalidAction, TypeError):
+    """An action of the wrong type or dtype (see :class:`InvalidAction`)."""
+
+
+class InvalidActionValue(InvalidAction, ValueError):
+    """An action out of range or of the wrong shape (see :class:`InvalidAction`)."""
+
+
+def set_action_errors(batch: Any) -> None:
+    """Makes the core ``batch`` raise ccgym's :class:`InvalidAction` classes
+    for a bad action."""
+    batch.invalid_action_error = InvalidActionValue
+    batch.invalid_action_type_error = InvalidActionType
+
+
 def check_open(batch: Any) -> None:
     """RuntimeError if the batch itself is closed (``Batch.closed``). No front
     end closes its batch: as Gymnasium's, ccgym's envs stay usable after

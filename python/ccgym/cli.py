@@ -36,6 +36,14 @@ def _demo(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return int(args.func(args) or 0)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``ccgym`` parser with every subcommand; its numeric options refuse
+    impossible values (ccgym._argtypes): a usage error, exit status 2."""
+    from ccgym import _argtypes
     from ccgym._version import __version__
 
     parser = argparse.ArgumentParser(
@@ -54,9 +62,9 @@ def main(argv: list[str] | None = None) -> int:
                     "env-steps/s and a single env's first observation: a check that the "
                     "install works and a first number, not a benchmark (nothing beside it to "
                     "compare: see ccgym bench).")
-    demo.add_argument("--num-envs", type=int, default=1024,
+    demo.add_argument("--num-envs", type=_argtypes.num_envs, default=1024,
                       help="instances per vector env (default: %(default)s)")
-    demo.add_argument("--steps", type=int, default=1000,
+    demo.add_argument("--steps", type=_argtypes.positive, default=1000,
                       help="vector steps per env (default: %(default)s)")
     demo.set_defaults(func=_demo)
 
@@ -76,9 +84,7 @@ def main(argv: list[str] | None = None) -> int:
         record = None
     if record is not None:
         record.add_parser(sub)
-
-    args = parser.parse_args(argv)
-    return int(args.func(args) or 0)
+    return parser
 
 
 if __name__ == "__main__":

@@ -30,6 +30,7 @@ from typing import Any, ClassVar
 
 import gymnasium as gym
 import numpy as np
+import numpy.typing as npt
 from gymnasium import spaces
 
 from ccgym import _attributes, _core, _params
@@ -40,6 +41,7 @@ from ccgym._frontend import (
     check_snapshot,
     parse_reset_bounds,
     reset_needed,
+    set_action_errors,
     warn_no_render_mode,
 )
 
@@ -105,7 +107,7 @@ class _CoreEnv(gym.Env):
         self.render_mode = render_mode
         self._core = _core.Batch(self.kind, 1, params, 0, _core.AUTORESET_DISABLED, 1)
         self._core.reset_needed_error = gym.error.ResetNeeded
-        self._core.invalid_action_error = gym.error.InvalidAction
+        set_action_errors(self._core)  # ccgym.InvalidAction: an AssertionError too
         self._core.copy_outputs = False  # step1 and reset1 return copies
         # CartPole and MountainCar assert action_space.contains(action): refuse
         # what the installed Gymnasium's Discrete refuses (np.uint64 since 1.2).
@@ -306,7 +308,8 @@ class _CoreEnv(gym.Env):
             self._bind_step()  # the state's types may no longer need the action's
         return result
 
-    def reset(self, *, seed: int | None = None, options: dict | None = None):
+    def reset(self, *, seed: int | None = None, options: dict | None = None
+              ) -> tuple[npt.NDArray[np.float32], dict[str, Any]]:
         """Resets the env; ``reset(seed=s)`` gives Gymnasium's initial state for ``s``,
         an unseeded reset continues the stream. ``options`` as in Gymnasium."""
         check_open(self._core)
@@ -374,7 +377,8 @@ class _CoreEnv(gym.Env):
         self._drop_stream_rng()
         self._forget_user_rng()
 
-    def step(self, action: Any):
+    def step(self, action: Any
+             ) -> tuple[npt.NDArray[np.float32], float, bool, bool, dict[str, Any]]:
         """Steps with one action; returns (obs, reward, terminated, False, {}).
 
         Actions are checked like Gymnasium's action space checks them (an

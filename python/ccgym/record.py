@@ -17,6 +17,8 @@ from typing import Any, Callable
 import gymnasium as gym
 import numpy as np
 
+from ccgym import _argtypes
+
 __all__ = ["add_parser", "check_video_path", "load_sb3_policy", "record_episode", "write_video"]
 
 _SB3_ALGOS = ("PPO", "A2C", "DQN", "SAC", "TD3", "DDPG")
@@ -168,11 +170,11 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--out", default="episode.gif",
                    help='output .gif or .mp4 (default: %(default)s; .mp4 needs the record '
                         'extra: pip install "ccgym[record]")')
-    p.add_argument("--seed", type=int, default=0,
+    p.add_argument("--seed", type=_argtypes.non_negative, default=0,
                    help="seed of the episode's reset and of the random actions "
                         "(default: %(default)s)")
-    p.add_argument("--max-steps", type=int, default=None,
+    p.add_argument("--max-steps", type=_argtypes.positive, default=None,
                    help="stop after this many steps (default: the episode's end)")
-    p.add_argument("--fps", type=float, default=None,
+    p.add_argument("--fps", type=_argtypes.float_type(0.0), default=None,
                    help="frames per second (default: the env's render_fps)")
     p.set_defaults(func=_record)

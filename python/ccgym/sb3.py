@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 import time
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import gymnasium as gym
@@ -45,10 +45,18 @@ from ccgym._frontend import (
     index_mask,
     parse_reset_options,
     reset_needed,
+    resolve_env_id,
+    set_action_errors,
 )
 from ccgym._params import batch_params, keyword_defaults
 
-__all__ = ["VecEnv", "VecMonitor", "make_vec_env"]
+__all__ = ["NativeBatchOffWarning", "VecEnv", "VecMonitor", "make_vec_env"]
+
+
+class NativeBatchOffWarning(UserWarning):
+    """:func:`make_vec_env` built SB3's vec env of N Python envs (a callable
+    env_id, a wrapper_class or another vec_env_cls) instead of the native
+    batch: the same results, the speed of N single envs."""
 
 
 class VecEnv(_SB3VecEnv):
@@ -119,6 +127,7 @@ class VecEnv(_SB3VecEnv):
         # call under the core's guard (Batch.exclusive): a second thread's
         # call gets a RuntimeError.
         self._core.copy_outputs = False
+        set_action_errors(self._core)  # ccgym.InvalidAction: an AssertionError too
         self._param_names = frozenset(keyword_defaults(self._kind))
         self._attrs: list[dict[str, Any]] = [{} for _ in range(int(num_envs))]
         self._actions: Any = None
@@ -544,7 +553,7 @@ class _MonitoredVecMonitor(VecMonitor):
 
 
 def make_vec_env(
-    env_id: str,
+    env_id: str | Callable[..., gym.Env],
     n_envs: int = 1,
     seed: int | None = None,
     start_index: int = 0,
@@ -569,13 +578,17 @@ def make_vec_env(
 
     Differences from SB3:
 
-    - ``env_id`` must be a ccgym id string (no callables): the instances are
-      one C batch, not Python envs.
-    - ``wrapper_class`` is not supported (a Gymnasium wrapper cannot wrap one
-      instance of a C batch): wrap the result in an SB3 ``VecEnvWrapper``.
-    - ``vec_env_cls`` must be None (or this :class:`VecEnv`);
-      ``vec_env_kwargs`` are :class:`VecEnv` keywords (``num_threads``,
-      ``max_episode_steps``).
+    - The native batch needs a ccgym id string, no ``wrapper_class`` and
+      ``vec_env_cls`` None (or this :class:`VecEnv`); ``vec_env_kwargs`` are
+      then :class:`VecEnv` keywords (``num_threads``, ``max_episode_steps``).
+      Given a callable ``env_id``, a ``wrapper_class`` (a Gymnasium wrapper
+      cannot wrap one instance of a C batch) or another ``vec_env_cls``, it
+      builds what SB3's ``make_vec_env`` builds (by default a
+      ``DummyVecEnv`` of N Python envs: a ccgym id is ``gym.make``'d as
+      ``ccgym/<Id>``, ccgym's single env), with a
+      :class:`NativeBatchOffWarning`: the same results as SB3's over the
+      stock env, at the speed of N single envs. ``monitor=False`` is native
+      only (SB3 always adds a ``Monitor``).
     - Monitoring is one :class:`VecMonitor` over the batch instead of a
       ``Monitor`` per env (``monitor=False`` leaves it out), but it answers
       as the ``Monitor`` wrappers would: episode infos equal ``Monitor``'s in
@@ -592,18 +605,34 @@ def make_vec_env(
     ``VecVideoRecorder`` works); ``env_kwargs={"render_mode": None}`` turns
     it off.
     """
-    if not isinstance(env_id, str):
+    if isinstance(env_id, str):
+        env_id = resolve_env_id(env_id)  # gymnasium.error.Error for an id ccgym lacks
+    elif not callable(env_id):
         raise TypeError(
-            f"ccgym.sb3.make_vec_env takes a ccgym env id string, got {env_id!r}; for "
-            "other envs use stable_baselines3.common.env_util.make_vec_env"
-        )
-    if wrapper_class is not None or wrapper_kwargs:
-        raise ValueError(
-            "ccgym.sb3.make_vec_env does not take wrapper_class: the instances are one C "
-            "batch; wrap the returned VecEnv in a stable_baselines3 VecEnvWrapper instead"
-        )
-    if vec_env_cls not in (None, VecEnv):
-        raise ValueError("ccgym.sb3.make_vec_env always builds a ccgym.sb3.VecEnv")
+            f"ccgym.sb3.make_vec_env takes a ccgym env id string or a callable returning an "
+            f"env, got {env_id!r}")
+    if wrapper_kwargs and wrapper_class is None:
+        raise ValueError("wrapper_kwargs need a wrapper_class")
+    if callable(env_id) or wrapper_class is not None or vec_env_cls not in (None, VecEnv):
+        if not monitor:
+            raise ValueError(
+                "monitor=False needs the native batch (a ccgym id, no wrapper_class, "
+                "vec_env_cls None): SB3's make_vec_env always adds a Monitor")
+        why = ("a callable env_id" if callable(env_id) else
+               "a wrapper_class" if wrapper_class is not None else f"vec_env_cls={vec_env_cls!r}")
+        warnings.warn(
+            f"ccgym.sb3.make_vec_env with {why}: the native batch is off; this is SB3's "
+            f"make_vec_env over {n_envs} Python envs (ccgym's single env for a ccgym id), "
+            "with SB3's results at the speed of single envs", NativeBatchOffWarning,
+            stacklevel=2)
+        from stable_baselines3.common.env_util import make_vec_env as sb3_make_vec_env
+
+        return sb3_make_vec_env(
+            f"ccgym/{env_id}" if isinstance(env_id, str) else env_id, n_envs=n_envs,
+            seed=seed, start_index=start_index, monitor_dir=monitor_dir,
+            wrapper_class=wrapper_class, env_kwargs=env_kwargs, vec_env_cls=vec_env_cls,
+            vec_env_kwargs=vec_env_kwargs, monitor_kwargs=monitor_kwargs,
+            wrapper_kwargs=wrapper_kwargs)
     # As SB3's make_vec_env: render_mode "rgb_array" unless env_kwargs say otherwise.
     env_kwargs = {"render_mode": "rgb_array", **(env_kwargs or {})}
     venv = VecEnv(env_id, n_envs, **(vec_env_kwargs or {}), **env_kwargs)

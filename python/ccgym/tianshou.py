@@ -25,6 +25,7 @@ import numpy as np
 from tianshou.env import BaseVectorEnv
 
 import ccgym
+from ccgym._frontend import InvalidActionType, InvalidActionValue
 
 __all__ = ["VectorEnv"]
 
@@ -161,12 +162,17 @@ class VectorEnv(BaseVectorEnv):
         """Steps the listed envs (all by default): ``(obs, rew, terminated,
         truncated, info)`` of those envs, in the order of ``id``."""
         self._assert_is_not_closed()
-        if action is None:
-            raise ValueError("action must be not-None for non-async")
+        if action is None:  # Tianshou's ValueError, an InvalidAction as the others
+            raise InvalidActionValue("action must be not-None for non-async")
         ids = self._ids(id)
-        action = np.asarray(action)
-        if len(action) != len(ids):
-            raise ValueError(f"{len(action)} actions for {len(ids)} envs")
+        try:
+            action = np.asarray(action)
+        except ValueError as e:  # ragged: as the vector env refuses it
+            raise InvalidActionType(f"actions must be an array: {e}") from None
+        if action.ndim == 0 or len(action) != len(ids):
+            raise InvalidActionValue(
+                f"expected one action for each of the {len(ids)} envs, got "
+                f"{'a scalar' if action.ndim == 0 else len(action)}")
         if len(ids) == self.env_num and np.array_equal(ids, np.arange(self.env_num)):
             obs, rew, term, trunc, _ = self._venv.step(action)
         else:

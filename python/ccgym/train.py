@@ -13,6 +13,8 @@ import os
 import time
 from typing import Any
 
+from ccgym import _argtypes
+
 ALGOS = ("ppo", "a2c", "dqn", "sac", "td3")
 DISCRETE_ONLY = {"dqn"}
 CONTINUOUS_ONLY = {"sac", "td3"}
@@ -168,26 +170,26 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     p.add_argument("--algo", choices=ALGOS, default="ppo",
                    help="the SB3 algorithm (default: %(default)s; dqn: discrete envs only, "
                         "sac/td3: continuous only)")
-    p.add_argument("--n-envs", type=int, default=None,
+    p.add_argument("--n-envs", type=_argtypes.num_envs, default=None,
                    help="parallel instances (default: the Zoo's value, or 1)")
-    p.add_argument("--timesteps", type=int, default=None,
+    p.add_argument("--timesteps", type=_argtypes.positive, default=None,
                    help="total env steps (default: the Zoo's n_timesteps)")
-    p.add_argument("--seed", type=int, default=0,
+    p.add_argument("--seed", type=_argtypes.non_negative, default=0,
                    help="seed of the training envs and the algorithm (default: %(default)s; "
                         "evaluation envs use seed + 10000)")
     p.add_argument("--out", default=None, help="output directory (default: runs/<algo>-<env>)")
-    p.add_argument("--eval-freq", type=int, default=10_000,
+    p.add_argument("--eval-freq", type=_argtypes.non_negative, default=10_000,
                    help="evaluate every this many env steps (0: only at the end)")
-    p.add_argument("--eval-episodes", type=int, default=10,
+    p.add_argument("--eval-episodes", type=_argtypes.positive, default=10,
                    help="episodes per periodic evaluation (default: %(default)s)")
-    p.add_argument("--final-eval-episodes", type=int, default=20,
+    p.add_argument("--final-eval-episodes", type=_argtypes.positive, default=20,
                    help="episodes of the evaluation after training (default: %(default)s)")
-    p.add_argument("--threads", type=int, default=1, help="C threads per env step (default: %(default)s)")
-    p.add_argument("--torch-threads", type=int, default=1,
+    p.add_argument("--threads", type=_argtypes.threads, default=1, help="C threads per env step (default: %(default)s)")
+    p.add_argument("--torch-threads", type=_argtypes.threads, default=1,
                    help="torch intra-op threads (1 is fastest for these small MLPs)")
     p.add_argument("--no-progress-bar", action="store_true",
                    help="no SB3 progress bar (it needs tqdm and rich, in the sb3 extra)")
-    p.add_argument("--verbose", type=int, default=0,
+    p.add_argument("--verbose", type=_argtypes.int_type(0, 2), default=0,
                    help="SB3's verbosity: 1 also prints the training metrics (default: %(default)s)")
     p.set_defaults(func=run)
     return p
@@ -221,10 +223,10 @@ def run(args: argparse.Namespace) -> int:
     torch.set_num_threads(args.torch_threads)
 
     hp = default_hyperparams(env_id, algo)
-    n_envs = args.n_envs or hp.pop("n_envs", 1)
-    hp.pop("n_envs", None)
-    timesteps = args.timesteps or hp.pop("n_timesteps", 100_000)
-    hp.pop("n_timesteps", None)
+    # None: the Zoo's value (the parser refuses 0 and negatives, exit 2).
+    zoo_n_envs, zoo_timesteps = hp.pop("n_envs", 1), hp.pop("n_timesteps", 100_000)
+    n_envs = zoo_n_envs if args.n_envs is None else args.n_envs
+    timesteps = zoo_timesteps if args.timesteps is None else args.timesteps
     normalize = hp.pop("normalize", False)
     policy = hp.pop("policy", "MlpPolicy")
     out = args.out or os.path.join("runs", f"{algo}-{env_id}")

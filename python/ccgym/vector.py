@@ -15,6 +15,7 @@ from typing import Any
 
 import gymnasium as gym
 import numpy as np
+import numpy.typing as npt
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
@@ -28,6 +29,7 @@ from ccgym._frontend import (
     env_class,
     parse_reset_options,
     reset_needed,
+    set_action_errors,
     warn_no_render_mode,
 )
 from ccgym._params import PHYSICS, batch_params, physics_value
@@ -157,6 +159,7 @@ class VectorEnv(gym.vector.VectorEnv):
             int(num_threads), precision,
         )
         self._core.reset_needed_error = gym.error.ResetNeeded
+        set_action_errors(self._core)  # ccgym.InvalidAction: an AssertionError too
         if type(self).step is VectorEnv.step:
             # Straight to the core (one Python frame less); it does all step does.
             self.step = self._core.vector_step
@@ -206,7 +209,8 @@ class VectorEnv(gym.vector.VectorEnv):
 
     # ------------------------------------------------------------------ API
     def reset(self, *, seed: int | list[int | None] | None = None,
-              options: dict[str, Any] | None = None):
+              options: dict[str, Any] | None = None
+              ) -> tuple[npt.NDArray[np.float32], dict[str, Any]]:
         """Resets all instances, or those in ``options["reset_mask"]``.
 
         ``seed``: None continues each instance's stream; an int s seeds
@@ -229,7 +233,9 @@ class VectorEnv(gym.vector.VectorEnv):
             self._episode_start_times[mask] = now
         return obs, {}
 
-    def step(self, actions):
+    def step(self, actions: npt.ArrayLike) -> tuple[
+            npt.NDArray[np.float32], npt.NDArray[np.float64], npt.NDArray[np.bool_],
+            npt.NDArray[np.bool_], dict[str, Any]]:
         """Steps every instance in one C call; returns (obs, rewards,
         terminations, truncations, infos) as SyncVectorEnv does. (Instances
         bind ``step`` straight to the core's ``vector_step``.)"""

@@ -11,6 +11,7 @@ import time
 import warnings
 from typing import Any
 
+from ccgym import _argtypes
 from ccgym.benchmarks.plan import DEFAULT_NUM_ENVS, QUICK_NUM_ENVS, SYNC_MAX_N
 from ccgym.benchmarks.sections import MEMORY_NUM_ENVS, RESET_NUM_ENVS
 
@@ -36,15 +37,8 @@ docs/benchmarks.md.
 """
 
 
-def _int_list(text: str) -> list[int]:
-    try:
-        values = [int(x) for x in text.split(",") if x.strip()]
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"expected integers separated by commas: {text!r}") from None
-    if not values or any(v < 1 for v in values):
-        raise argparse.ArgumentTypeError(f"expected positive integers: {text!r}")
-    return values
+_int_list = _argtypes.int_list_type(1, _argtypes.MAX_NUM_ENVS)
+_thread_list = _argtypes.int_list_type(1, _argtypes.MAX_THREADS)
 
 
 def _id_list(text: str) -> list[str]:
@@ -77,12 +71,12 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                    help="comma-separated vector sizes N (default "
                         f"{','.join(map(str, DEFAULT_NUM_ENVS))}; --quick: "
                         f"{','.join(map(str, QUICK_NUM_ENVS))})")
-    p.add_argument("--threads", type=_int_list, default=None,
+    p.add_argument("--threads", type=_thread_list, default=None,
                    help="comma-separated thread counts for ccgym (default 1,2; --quick: 1)")
-    p.add_argument("--repeats", type=int, default=None,
+    p.add_argument("--repeats", type=_argtypes.positive, default=None,
                    help="timed repeats per row; the median is reported (default 7; "
                         "--quick: 3)")
-    p.add_argument("--budget", type=float, default=None,
+    p.add_argument("--budget", type=_argtypes.float_type(0.0), default=None,
                    help="seconds of timed repeats per row (default 0.5; --quick: 0.06)")
     p.add_argument("--quick", action="store_true",
                    help="a short run: N=1,1024, one thread, 3 repeats, a small budget, "
@@ -106,9 +100,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                    help='skip the precision="fast" rows')
     p.add_argument("--no-reset", action="store_true", help="skip the reset(seed=s) timing")
     p.add_argument("--no-memory", action="store_true", help="skip the memory measurement")
-    p.add_argument("--reset-envs", type=int, default=RESET_NUM_ENVS,
+    p.add_argument("--reset-envs", type=_argtypes.num_envs, default=RESET_NUM_ENVS,
                    help=f"N for the reset(seed=s) timing (default {RESET_NUM_ENVS})")
-    p.add_argument("--memory-envs", type=int, default=None,
+    p.add_argument("--memory-envs", type=_argtypes.num_envs, default=None,
                    help=f"N for the memory measurement (default {MEMORY_NUM_ENVS:,}; "
                         "--quick: 100,000)")
     p.add_argument("--json", metavar="PATH",
@@ -255,11 +249,11 @@ def add_render_parser(subparsers: Any) -> argparse.ArgumentParser:
                     "Gymnasium's pygame render() of one env. See docs/rendering.md.")
     p.add_argument("--ids", type=_id_list, default=None,
                    help="comma-separated env ids (default: all six)")
-    p.add_argument("--batch", type=int, default=256,
+    p.add_argument("--batch", type=_argtypes.num_envs, default=256,
                    help="instances per batch render call (default 256)")
-    p.add_argument("--seconds", type=float, default=1.0,
+    p.add_argument("--seconds", type=_argtypes.float_type(0.0), default=1.0,
                    help="seconds timed per measurement (default 1)")
-    p.add_argument("--num-threads", type=int, default=1,
+    p.add_argument("--num-threads", type=_argtypes.threads, default=1,
                    help="threads of the batch renders (default 1)")
     p.add_argument("--samples", metavar="DIR", help="also save one PNG per env in DIR")
     p.add_argument("--json", metavar="PATH",
