@@ -42,9 +42,20 @@ class EnvInfo:
     state_float_fields: tuple[str, ...]
     state_fill: dict[str, float | int]
     has_fast: bool
+    gym_class: str | None
+    attributes: dict[str, str]
+    attr_class: dict[str, int]
+    switches: dict[str, tuple[str, ...] | None]
+    kept_fields: tuple[str, ...]
+    numpy_reward: bool
+    action_rules: dict[str, Any]
+    attr_bounds: dict[str, tuple[float, float]]
+    keywords: dict[str, str]
+    numpy_fma_fields: tuple[str, ...]
     def __setattr__(self, name: str, value: Any) -> None: ...
 
 ACTION_TYPES: dict[str, int]
+ATTR_CLASSES: dict[str, int]
 ENV_INFO: dict[str, EnvInfo]
 ENV_KINDS: tuple[str, ...]
 PARAM_FIELDS: dict[str, tuple[str, ...]]
