@@ -47,16 +47,17 @@ def bench_render(env_ids: Sequence[str] | None = None, batch: int = 256, seconds
         kind = kind_of(env_id)
         gym_fps = None
         try:
-            ref = gym.make(env_id, render_mode="rgb_array")
-            ref.reset(seed=0)
-            gym_fps = rate(ref.render, 1)
-            ref.close()
+            if env_id in gym.registry:  # Gymnasium's own env of the id, where it has one
+                ref = gym.make(env_id, render_mode="rgb_array")
+                ref.reset(seed=0)
+                gym_fps = rate(ref.render, 1)
+                ref.close()
         except gym.error.DependencyNotInstalled:
             pass
         single = gym.make(f"ccgym/{env_id}", render_mode="rgb_array")
         single.reset(seed=0)
-        if kind == "Pendulum":  # a torque, so that the icon is drawn
-            single.step(np.array([1.0], dtype=np.float32))
+        if single.unwrapped._render_icon:  # an action, so that the icon is drawn
+            single.step(np.ones(single.action_space.shape, dtype=single.action_space.dtype))
         one_fps = rate(single.render, 1)
         single.close()
         venv = ccgym.make_vec(env_id, num_envs=batch, render_mode="rgb_array",
