@@ -24,6 +24,8 @@ static const ccgym_field ccgym_continuous_mountain_car_param_fields[] = {
     CCGYM_ATTR(ccgym_continuous_mountain_car_params, goal_position, CCGYM_FIELD_F64, DERIVED, 0, "goal_position", CCGYM_ATTR_TYPED),
     CCGYM_ATTR(ccgym_continuous_mountain_car_params, goal_velocity, CCGYM_FIELD_F64, CCGYM_PARAM_INPUT, 0, "goal_velocity", CCGYM_ATTR_TYPED | CCGYM_ATTR_INT_DEFAULT | CCGYM_ATTR_KEYWORD),
     CCGYM_ATTR(ccgym_continuous_mountain_car_params, power, CCGYM_FIELD_F64, PHYS, 0.0015, "power", CCGYM_ATTR_TYPED | CCGYM_ATTR_ACTION_OPERAND),
+    CCGYM_ATTR(ccgym_continuous_mountain_car_params, min_action, CCGYM_FIELD_F64, DERIVED, 0, "min_action", CCGYM_ATTR_TYPED),
+    CCGYM_ATTR(ccgym_continuous_mountain_car_params, max_action, CCGYM_FIELD_F64, DERIVED, 0, "max_action", CCGYM_ATTR_TYPED),
     /* the attributes' types (ccgym/nptype.h), set by the single env */
     CCGYM_FIELD(ccgym_continuous_mountain_car_params, min_position_t, CCGYM_FIELD_I64, 1, INPUT, 0),
     CCGYM_FIELD(ccgym_continuous_mountain_car_params, max_position_t, CCGYM_FIELD_I64, 1, INPUT, 0),
@@ -33,6 +35,8 @@ static const ccgym_field ccgym_continuous_mountain_car_param_fields[] = {
     CCGYM_FIELD(ccgym_continuous_mountain_car_params, goal_velocity_t, CCGYM_FIELD_I64, 1, INPUT,
                 0),
     CCGYM_FIELD(ccgym_continuous_mountain_car_params, power_t, CCGYM_FIELD_I64, 1, INPUT, 0),
+    CCGYM_FIELD(ccgym_continuous_mountain_car_params, min_action_t, CCGYM_FIELD_I64, 1, INPUT, 0),
+    CCGYM_FIELD(ccgym_continuous_mountain_car_params, max_action_t, CCGYM_FIELD_I64, 1, INPUT, 0),
     CCGYM_FIELD(ccgym_continuous_mountain_car_params, typed, CCGYM_FIELD_I64, 1, DERIVED, 0),
 };
 #undef PHYS
@@ -42,7 +46,7 @@ static const ccgym_field ccgym_continuous_mountain_car_param_fields[] = {
 
 static void ccgym_continuous_mountain_car_params_init_values(void *p, const double *v)
 {
-    /* v: goal_velocity, power, then the six tags (the input fields' order) */
+    /* v: goal_velocity, power, then the eight tags (the input fields' order) */
     ccgym_continuous_mountain_car_params *q = (ccgym_continuous_mountain_car_params *)p;
     ccgym_continuous_mountain_car_params_init(q, v[0], v[1]);
     q->min_position_t = (int64_t)v[2];
@@ -51,8 +55,10 @@ static void ccgym_continuous_mountain_car_params_init_values(void *p, const doub
     q->goal_position_t = (int64_t)v[5];
     q->goal_velocity_t = (int64_t)v[6];
     q->power_t = (int64_t)v[7];
+    q->min_action_t = (int64_t)v[8];
+    q->max_action_t = (int64_t)v[9];
     q->typed = (q->min_position_t | q->max_position_t | q->max_speed_t | q->goal_position_t |
-                q->goal_velocity_t | q->power_t) != 0;
+                q->goal_velocity_t | q->power_t | q->min_action_t | q->max_action_t) != 0;
 }
 
 void ccgym_continuous_mountain_car_params_init(ccgym_continuous_mountain_car_params *p,
@@ -64,8 +70,11 @@ void ccgym_continuous_mountain_car_params_init(ccgym_continuous_mountain_car_par
     p->goal_position = 0.45;
     p->goal_velocity = goal_velocity;
     p->power = power;
+    p->min_action = -1.0;
+    p->max_action = 1.0;
     p->min_position_t = p->max_position_t = p->max_speed_t = CCGYM_T_PY;
     p->goal_position_t = p->goal_velocity_t = p->power_t = CCGYM_T_PY;
+    p->min_action_t = p->max_action_t = CCGYM_T_PY;
     p->typed = 0;
 }
 
@@ -93,16 +102,19 @@ CCGYM_INLINE void cmc_step_line_by_line(const ccgym_continuous_mountain_car_para
     const ccgym_num min_position = CMC_ATTR(min_position), max_position = CMC_ATTR(max_position);
     const ccgym_num goal_position = CMC_ATTR(goal_position);
     const ccgym_num goal_velocity = CMC_ATTR(goal_velocity);
+    const ccgym_num min_action = CMC_ATTR(min_action), max_action = CMC_ATTR(max_action);
 #undef CMC_ATTR
     ccgym_num position = ccgym_num_of(ccgym_num_cast(s->position, st), st);
     ccgym_num velocity = ccgym_num_of(ccgym_num_cast(s->velocity, st), st);
 
-    /* force = min(max(action[0], -1.0), 1.0): action[0] unless a bound wins */
+    /* force = min(max(action[0], self.min_action), self.max_action): Python's
+     * max and min keep their first argument unless the other compares
+     * greater (less), so ties and NaN keep the action */
     ccgym_num force = ccgym_num_of(a, at);
-    if (ccgym_num_lt(force, ccgym_num_py(-1.0)))
-        force = ccgym_num_py(-1.0);
-    else if (ccgym_num_gt(force, ccgym_num_py(1.0)))
-        force = ccgym_num_py(1.0);
+    if (ccgym_num_gt(min_action, force))
+        force = min_action;
+    if (ccgym_num_lt(max_action, force))
+        force = max_action;
 
     /* velocity += force * self.power - 0.0025 * math.cos(3 * position) */
     const ccgym_num three_pos = ccgym_num_op(ccgym_num_py(3.0), position, CCGYM_OP_MUL);
@@ -209,14 +221,18 @@ CCGYM_INLINE void cmc_step_f32(const ccgym_continuous_mountain_car_params *p,
     const float a = action[0];
     const float pos0 = (float)s->position, vel0 = (float)s->velocity;
     const double c = 0.0025 * cos((double)(3.0f * pos0));
-    /* force * power - c: float32, unless the action was clipped (a Python float). */
+    /* force * power - c: float32, unless a bound (a Python float) replaced
+     * the action in min(max(action[0], min_action), max_action); numpy
+     * compares the float32 action with a Python float in float32. */
     float t;
-    if (CCGYM_UNLIKELY(-1.0f > a))
-        t = (float)(-1.0 * p->power - c);
-    else if (CCGYM_UNLIKELY(1.0f < a))
-        t = (float)(1.0 * p->power - c);
-    else
+    if (CCGYM_UNLIKELY((float)p->min_action > a)) {
+        const double f = p->max_action < p->min_action ? p->max_action : p->min_action;
+        t = (float)(f * p->power - c);
+    } else if (CCGYM_UNLIKELY((float)p->max_action < a)) {
+        t = (float)(p->max_action * p->power - c);
+    } else {
         t = a * (float)p->power - (float)c;
+    }
     const float v1 = vel0 + t;
     const float pf = pos0 + v1;
     int term;

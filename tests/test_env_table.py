@@ -60,6 +60,10 @@ TYPE_TAGS = {
                                    "goal_position_t", "goal_velocity_t", "force_t",
                                    "gravity_t", "typed", "action_t")),
 }
+# ... and every typed attribute's tag field ("<field>_t"), from the def.
+TYPE_TAGS |= {(kind, field + "_t") for kind in STOCK_GYM_CLASSES
+              for name, field in _core.env_info(kind).attributes.items()
+              if _core.env_info(kind).attr_class[name] & _core.ATTR_CLASSES["typed"]}
 NOT_IN_GYM = TYPE_TAGS | {
     ("Pendulum", "sin_coef"), ("Pendulum", "torque_coef"),
     ("Acrobot", "use_npy_fma_trig"),

@@ -1520,3 +1520,36 @@ def test_bounded_attribute_has_one_check_everywhere(kind, name, bounds):
             gym.make(f"ccgym/{env_id}", **{keyword: good}).close()
         if field in info.physics_fields:
             ccgym.make_vec(env_id, 2, **{field: good}).close()
+
+
+@pytest.mark.parametrize("kind", ["Python float", "float64", "float32", "float16"])
+@pytest.mark.parametrize("bounds", [(-0.25, 1.0), (-1.0, 0.3), (-0.3, 0.7), (0.5, -0.5),
+                                    (-0.3, -0.3)])
+def test_mountain_car_continuous_action_bounds_are_live(kind, bounds):
+    """Gymnasium clips the force with min_action/max_action (Python's
+    min(max(action[0], min_action), max_action), compared in the action's
+    float32): written at reset and mid-episode, of each type, ccgym steps as
+    Gymnasium does, including bounds that cross (min_action > max_action)."""
+    typ = {"Python float": float, "float64": np.float64, "float32": np.float32,
+           "float16": np.float16}[kind]
+    ours = gym.make("ccgym/MountainCarContinuous-v0").unwrapped
+    ref = gym.make("MountainCarContinuous-v0").unwrapped
+    rng = np.random.default_rng(0)
+    for seed, when in ((1, 0), (2, 7)):
+        ours.reset(seed=seed)
+        ref.reset(seed=seed)
+        for t in range(120):
+            if t == when:
+                for env in (ours, ref):
+                    env.min_action, env.max_action = typ(bounds[0]), typ(bounds[1])
+                assert (ours.min_action, ours.max_action) == (ref.min_action, ref.max_action)
+                assert type(ours.min_action) is type(ref.min_action)
+            pick = rng.choice([-0.3, 0.3, -0.25, 0.7, -1.0, 1.0, np.nan])
+            action = (np.array([pick], np.float32) if t % 3 == 0 else
+                      rng.uniform(-1.5, 1.5, size=1).astype(np.float32))
+            got, want = ours.step(action), ref.step(action)
+            assert got[0].tobytes() == want[0].tobytes(), (t, got, want)
+            assert np.float64(got[1]).tobytes() == np.float64(want[1]).tobytes()
+            assert got[2:4] == want[2:4]
+            if got[2]:
+                break

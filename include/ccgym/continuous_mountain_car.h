@@ -9,10 +9,12 @@
 
 typedef struct ccgym_continuous_mountain_car_params {
     double min_position, max_position, max_speed, goal_position, goal_velocity, power;
+    /* force = min(max(action[0], min_action), max_action) */
+    double min_action, max_action;
     /* Each attribute's type (ccgym/nptype.h CCGYM_T_*): a Python number, or
      * the numpy scalar type the single env's attribute was given. */
     int64_t min_position_t, max_position_t, max_speed_t, goal_position_t, goal_velocity_t,
-        power_t;
+        power_t, min_action_t, max_action_t;
     int64_t typed; /* some *_t is not CCGYM_T_PY: the step takes the typed path */
 } ccgym_continuous_mountain_car_params;
 
