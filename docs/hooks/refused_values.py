@@ -25,12 +25,11 @@ STATE_TYPES = ["float64", "float32", "float16", "int64", "int32", "int16", "int8
 
 
 def _envs():
-    from ccgym import _attributes, envs
+    """(kind, class, its attributes) of every env of the registry, from its def."""
+    from ccgym import _attributes, _core, _frontend
 
-    classes = {"CartPole": envs.CartPoleEnv, "MountainCar": envs.MountainCarEnv,
-               "MountainCarContinuous": envs.Continuous_MountainCarEnv,
-               "Pendulum": envs.PendulumEnv, "Acrobot": envs.AcrobotEnv}
-    return [(kind, cls, list(_attributes.GYM_PARAMS[kind])) for kind, cls in classes.items()]
+    return [(kind, _frontend.kind_class(kind), list(_attributes.attributes(kind)))
+            for kind in _core.ENV_KINDS]
 
 
 def _takes(cls, name, make):
