@@ -695,3 +695,158 @@ def test_core_knows_no_gymnasium_exceptions():
         env = ccgym.envs.CartPoleEnv()
         env.reset(seed=0)
         env.step(7)
+
+
+def test_params_buffer_cannot_be_moved_or_freed_subprocess():
+    """Batch.params_buffer was numpy-owned memory: params_buffer.base.resize(
+    1 << 26, refcheck=False) was accepted and moved the data under C's params
+    pointer. It is now a view of memory the core owns, like every buffer C
+    reads: every way to resize it (its own resize, its base's, a view's) is
+    refused, dropping every reference to it frees nothing C reads, and the
+    batch steps on exactly as a twin that was left alone, per-instance params
+    too. A write through it still reaches C (the live attributes use it)."""
+    out = run_isolated("""
+        import gc
+        import numpy as np, ccgym
+        from ccgym import _core
+        from ccgym._params import PARAMS
+        def refused(f):
+            try:
+                f()
+            except (ValueError, AttributeError, TypeError):
+                return True
+            return False
+        for kind, per_instance in (("CartPole", False), ("Pendulum", False),
+                                   ("Acrobot", True)):
+            n = 16
+            params = PARAMS[kind]()
+            if per_instance:
+                params = {k: np.full(n, v) for k, v in params.items()}
+            b = _core.Batch(kind, n, params)
+            twin = _core.Batch(kind, n, params)
+            pb = b.params_buffer
+            assert not pb.flags.owndata, "a view of memory the core owns"
+            assert not isinstance(pb.base, np.ndarray), type(pb.base)
+            for x in (pb, pb.view(np.float64), pb[:8], b.params_buffer):
+                assert refused(lambda: x.resize(1 << 26, refcheck=False))
+                assert refused(lambda: x.resize(1))
+                base = x.base
+                while base is not None:
+                    assert refused(lambda: base.resize(1 << 26, refcheck=False))
+                    base = getattr(base, "base", None)
+            assert refused(lambda: setattr(b, "params_buffer", np.zeros(8, np.uint8)))
+            del pb, x, base
+            gc.collect()
+            junk = [np.full(1 << 16, 0xFF, np.uint8) for _ in range(64)]  # reuse freed memory
+            b.seed_range(7); b.reset(); twin.seed_range(7); twin.reset()
+            a = (np.full((n, 1), 0.5, np.float32) if kind == "Pendulum"
+                 else np.ones(n, np.int64))
+            for t in range(30):
+                o1 = b.step(a); o2 = twin.step(a)
+                for x, y in zip(o1[:4], o2[:4]):
+                    assert x.tobytes() == y.tobytes(), (kind, t)
+            assert b.params_buffer.tobytes() == twin.params_buffer.tobytes()
+        # A write through it reaches C: the same bytes as set_params makes.
+        b = _core.Batch("CartPole", 4, PARAMS["CartPole"]())
+        twin = _core.Batch("CartPole", 4, {**PARAMS["CartPole"](), "force_mag": 20.0})
+        info = _core.env_info("CartPole")
+        b.params_buffer.view(info.params_dtype)[0] = twin.params_buffer.view(
+            info.params_dtype)[0]
+        b.seed_range(3); b.reset(); twin.seed_range(3); twin.reset()
+        for t in range(10):
+            assert b.step(np.ones(4, np.int64))[0].tobytes() == \\
+                twin.step(np.ones(4, np.int64))[0].tobytes()
+        print("OK")
+    """)
+    assert out.startswith("OK")
+
+
+def _misaligned(a: np.ndarray) -> np.ndarray:
+    """A copy of a's bytes starting 1 byte past an aligned address."""
+    raw = np.zeros(a.nbytes + 64 + 1, np.uint8)
+    start = (-raw.ctypes.data) % 64 + 1
+    view = raw[start:start + a.nbytes]
+    view[...] = np.frombuffer(a.tobytes(), np.uint8)
+    assert view.ctypes.data % 8 == 1
+    return view
+
+
+def test_render_refuses_misaligned_state_and_params_subprocess():
+    """_render cast a state buffer misaligned by 1 byte to struct pointers
+    (undefined behaviour). It now takes its arrays through the binding's one
+    checked path: a misaligned state or params buffer (np.frombuffer(...,
+    offset=1) or a slice) is refused with a ValueError that says so, a wrong
+    dtype with a TypeError, and the aligned copy renders as the batch."""
+    out = run_isolated("""
+        import numpy as np
+        from ccgym import _core, _render, rendering
+        from ccgym._params import PARAMS
+        for kind in _core.ENV_KINDS:
+            b = _core.Batch(kind, 3, PARAMS[kind]())
+            b.seed_range(1); b.reset()
+            good = rendering.render_batch(kind, b)
+            state = b.state_buffer.tobytes()
+            mis_states = [np.frombuffer(b"x" + state, np.uint8, offset=1)]
+            raw = np.zeros(len(state) + 65, np.uint8)
+            s0 = (-raw.ctypes.data) % 64 + 1
+            raw[s0:s0 + len(state)] = np.frombuffer(state, np.uint8)
+            mis_states.append(raw[s0:s0 + len(state)])
+            for mis in mis_states:
+                assert mis.ctypes.data % 8 != 0
+                for call in (lambda: rendering.render_batch(kind, mis),
+                             lambda: rendering.render_pixels(kind, mis, shape=(20, 30)),
+                             lambda: _render.render(kind, mis, b.params_buffer, None,
+                                                    np.empty((3, 20, 30, 3), np.uint8))):
+                    try:
+                        call()
+                    except ValueError as e:
+                        assert "aligned" in str(e), e
+                    else:
+                        raise AssertionError(f"{kind}: a misaligned state was drawn")
+            params = b.params_buffer.tobytes()
+            mis_p = np.frombuffer(b"x" + params, np.uint8, offset=1)
+            try:
+                rendering.render_batch(kind, b.state_buffer, params_buffer=mis_p)
+            except ValueError as e:
+                assert "aligned" in str(e), e
+            else:
+                raise AssertionError(f"{kind}: misaligned params were drawn")
+            try:
+                rendering.render_batch(kind, b.state_buffer.view(np.int8))
+            except TypeError:
+                pass
+            else:
+                raise AssertionError("int8 state bytes accepted")
+            copy = np.array(mis_states[0])
+            assert np.array_equal(rendering.render_batch(kind, copy), good)
+        print("OK")
+    """)
+    assert out.startswith("OK")
+
+
+def test_ceiling_actions_go_through_the_checked_path():
+    """_ceiling.Run.run takes its actions through the binding's one checked
+    path: a misaligned action array steps exactly as the native aligned one;
+    a wrong dtype, byte order or shape is a clear error."""
+    from ccgym import _ceiling
+
+    for kind in ("CartPole", "Pendulum"):
+        n, k = 8, 3
+        dt = _ceiling.action_dtype(kind)
+        rng = np.random.default_rng(0)
+        acts = (rng.integers(0, 2, (k, n)) if dt == np.int64
+                else rng.uniform(-2, 2, (k, n))).astype(dt)
+        state = np.zeros((n, _ceiling.state_dim(kind)), np.float64)
+        ref = _ceiling.Run(kind, state, seed=1)
+        ref.run(acts, 7)
+        mis = _misaligned(acts).view(dt).reshape(k, n)
+        assert not mis.flags.aligned
+        r = _ceiling.Run(kind, state, seed=1)
+        r.run(mis, 7)
+        assert r.states.tobytes() == ref.states.tobytes(), kind
+        with pytest.raises(TypeError):
+            ref.run(acts.astype(dt.newbyteorder(">")), 1)
+        with pytest.raises(TypeError):
+            ref.run(acts.astype(np.float64 if dt == np.float32 else np.int32), 1)
+        with pytest.raises(ValueError, match="shape"):
+            ref.run(acts[:, :4], 1)

@@ -1553,3 +1553,41 @@ def test_mountain_car_continuous_action_bounds_are_live(kind, bounds):
             assert got[2:4] == want[2:4]
             if got[2]:
                 break
+
+
+def test_acrobot_class_level_change_during_a_reread_is_not_lost():
+    """One guard (the core's), no second lock: a class-level AVAIL_TORQUE
+    assignment that lands while an env re-reads its torques (here from inside
+    that re-read, where the old reentrant _TORQUE_LOCK let it through and the
+    re-read then overwrote its mark) is taken up by the env's next step."""
+    import ccgym.envs as envs_mod
+    from ccgym import _frontend
+
+    assert not hasattr(envs_mod, "_TORQUE_LOCK") and not hasattr(_frontend, "BUSY")
+    saved = _class_torques_saved()
+    ours = ce.AcrobotEnv()
+    ours.reset(seed=90)
+    try:
+        ce.AcrobotEnv.AVAIL_TORQUE = [-1.0, 0.0, 1.5]
+        real = ours._write_torques
+        calls = []
+
+        def write_then_class_change(torques):
+            real(torques)
+            if not calls:
+                calls.append(torques)
+                ce.AcrobotEnv.AVAIL_TORQUE = [-1.0, 0.0, 2.5]
+
+        ours._write_torques = write_then_class_change
+        ours.step(2)  # re-reads [.., 1.5]; the assignment to 2.5 lands inside
+        del ours._write_torques
+        assert calls == [(-1.0, 0.0, 1.5)]
+        ours.step(2)
+        assert ours._c_torques() == (-1.0, 0.0, 2.5)
+        gcc.AcrobotEnv.AVAIL_TORQUE = [-1.0, 0.0, 2.5]
+        ref = gcc.AcrobotEnv()
+        ref.reset(seed=91)
+        ours.state = np.array(ref.state)
+        run(ref, ours, "Acrobot", 20, seed=92)
+    finally:
+        _restore_class_torques(saved)

@@ -10,7 +10,7 @@ cimport numpy as cnp
 from libc.stdint cimport int64_t, uint8_t, uint64_t, uintptr_t
 from libc.stdlib cimport calloc, free
 
-from ccgym._core import ENV_KINDS, env_info
+from ccgym._core import ENV_KINDS, c_array, env_info
 
 cnp.import_array()
 
@@ -149,15 +149,16 @@ cdef class Run:
         time if cpu_clock."""
         want = action_dtype(self.kind)
         cdef cnp.ndarray a = np.asarray(actions)
-        if a.dtype != want:
+        if a.dtype != want:  # native byte order only (test_env_table)
             raise TypeError(f"{self.kind} ceiling actions must be {want}, got {a.dtype}")
         if a.ndim == 3 and a.shape[2] == 1 and a.dtype == np.float32:
             a = a.reshape(a.shape[0], a.shape[1])
         cdef Py_ssize_t n = self.num_envs
         if a.ndim != 2 or a.shape[1] != n or a.shape[0] < 1:
             raise ValueError(f"actions must have shape (K, {n}), got {np.shape(actions)}")
-        # C reads the rows as one aligned, contiguous, native array.
-        a = np.require(a, dtype=want, requirements=("C", "A"))
+        # C reads the rows as one aligned, contiguous, native array: the
+        # binding's one checked path (ccgym._core.c_array) makes sure of it.
+        a = c_array(a, want, a.shape[0], n, "actions")
         if a.dtype == np.int64 and a.size and (a.min() < 0 or a.max() >= self._n_actions):
             raise ValueError(f"discrete actions must be in [0, {self._n_actions})")
         if steps < 0:

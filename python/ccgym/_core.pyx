@@ -539,6 +539,38 @@ cdef str _dtype_message(str what, int kinds, target, dt):
     return f"{what} must be an array of dtype {target}, got {dt}"
 
 
+def c_array(obj, dtype, Py_ssize_t d0=-1, Py_ssize_t d1=-1, str what="array",
+            size_t align=0, bint output=False):
+    """The one checked path (_c_input) for ccgym's other compiled modules
+    (_render, _ceiling): obj as an array C may read as it is, of exactly
+    `dtype` (any byte order, converted), aligned, C-contiguous, of shape
+    (d0,) or (d0, d1) (d0 < 0: any length), else TypeError/ValueError.
+    `align`: the byte alignment C reads it at, when more than the dtype's
+    (a uint8 buffer C casts to struct pointers); a misaligned buffer is
+    refused (ValueError), never copied behind the caller's back. `output`:
+    C writes into it, so it must already be canonical and writeable
+    (refused, never copied)."""
+    cdef cnp.dtype target = np.dtype(dtype)
+    cdef int typenum = target.type_num
+    if d0 < 0:
+        if not isinstance(obj, np.ndarray):
+            raise TypeError(f"{what} must be a numpy array of dtype {target}, got "
+                            f"{type(obj).__name__}")
+        d0 = obj.shape[0] if obj.ndim >= 1 else 0
+    if output:
+        if not _canonical(obj, typenum, d0, d1, False) or not cnp.PyArray_ISWRITEABLE(obj):
+            expected = (int(d0),) if d1 < 0 else (int(d0), int(d1))
+            raise TypeError(f"{what} must be a writeable, aligned, C-contiguous numpy array "
+                            f"of dtype {target} in native byte order and shape {expected}")
+        arr = obj
+    else:
+        arr = _c_input(obj, typenum, d0, d1, False, _EXACT, what)
+    if align > 1 and (<uintptr_t>cnp.PyArray_DATA(<cnp.ndarray>arr)) % align:
+        raise ValueError(f"{what} is not aligned to {align} bytes (C reads it as structs); "
+                         f"pass a copy, e.g. np.array({what}), or the Batch's own buffer")
+    return arr
+
+
 cdef str _dtype_source(object dt):
     """The rule table's source of a dtype (see _action_rules), or None."""
     cdef str k = dt.kind
@@ -820,7 +852,7 @@ cdef class Batch:
     cdef public bint copy_outputs
     cdef public bint uint64_actions   # the single env's step takes np.uint64 actions
     cdef readonly bint asserts_contains
-    cdef readonly object params_buffer
+    cdef _Block _params             # the params structs (one, or one per instance)
     cdef _Block _mem                # state, RNG and the per-instance bookkeeping
     cdef size_t _off[_M_COUNT + 1]
     cdef _Outputs _cur              # the outputs C writes into
@@ -955,13 +987,15 @@ cdef class Batch:
                     f"num_envs={self.num_envs}, got shape {col.shape}")
             columns.append(np.broadcast_to(col, (count,)))
         cdef double[:, ::1] v = np.ascontiguousarray(np.stack(columns, axis=1))
-        buf = _aligned_zeros(count * self._def.params_size)
-        cdef char *base = <char *>cnp.PyArray_DATA(buf)
+        # Core-owned like every buffer C reads (a _Block, not numpy memory
+        # that .base.resize could move under C's pointer).
+        cdef _Block block = _Block(count * self._def.params_size)
+        cdef char *base = block.data
         cdef size_t size = self._def.params_size
         cdef Py_ssize_t i
         for i in range(count):
             self._def.params_init(base + i * size, &v[i, 0])
-        self.params_buffer = buf
+        self._params = block
         self._b.params = base
         self._b.params_stride = size if per_instance else 0
 
@@ -997,6 +1031,17 @@ cdef class Batch:
         else:
             typenum = cnp.NPY_INT64
         return _view(self._mem, self._off[which], nd, dims, typenum, writeable)
+
+    @property
+    def params_buffer(self):
+        """The C params structs as bytes (one struct shared by every instance,
+        or one each): a new writeable view of the core's own memory on each
+        read (its base is the core's block: it cannot be resized or freed
+        from Python; set_params makes a new block, and views of the old one
+        keep only it alive)."""
+        cdef cnp.npy_intp dims[1]
+        dims[0] = <cnp.npy_intp>self._params.nbytes
+        return _view(self._params, 0, 1, dims, cnp.NPY_UINT8, True)
 
     @property
     def obs(self):

@@ -20,8 +20,6 @@ import numpy as np
 from ccgym import _core
 
 CLOSED = "the environment is closed"
-BUSY = ("this environment is being stepped or reset by another thread; ccgym envs are not "
-        "thread-safe: give each thread its own env")
 
 
 # ------------------------------------------------------------------ env ids

@@ -38,7 +38,7 @@ cdef extern from "ccgym/render.h" nogil:
     int ccgym_render(const ccgym_render_job *job, int n_threads)
 
 
-from ccgym._core import ENV_KINDS, env_info
+from ccgym._core import ENV_KINDS, c_array, env_info
 
 # The kinds with a renderer: every kind of the env registry (ccgym._core).
 KINDS = ENV_KINDS
@@ -61,11 +61,16 @@ def state_size(str kind):
     return ccgym_render_state_size(_kind_index(kind))
 
 
+# The C structs hold doubles and int64s: C reads the state and params bytes
+# at this alignment (the one checked path refuses a buffer off it).
+cdef size_t _STRUCT_ALIGN = 8
+
+
 cdef cnp.ndarray _bytes(obj, str name):
-    if not isinstance(obj, np.ndarray) or obj.dtype != np.uint8 or obj.ndim != 1 \
-            or not obj.flags.c_contiguous:
-        raise TypeError(f"{name} must be a contiguous 1-D uint8 array (a Batch's {name})")
-    return obj
+    """A Batch's state or params bytes, through the binding's one checked
+    path (ccgym._core.c_array): a 1-D uint8 array, C-contiguous, aligned
+    for the structs C reads it as; else TypeError/ValueError."""
+    return c_array(obj, np.uint8, -1, -1, name, _STRUCT_ALIGN)
 
 
 cdef class Icon:
@@ -122,15 +127,17 @@ def render(str kind, state_buffer, params_buffer, indices, out, int antialias=1,
     cdef cnp.ndarray idx = None
     cdef Py_ssize_t count = n
     if indices is not None:
-        idx = np.ascontiguousarray(indices, dtype=np.int64)
-        if idx.ndim != 1:
-            raise ValueError("indices must be 1-D")
+        if not isinstance(indices, np.ndarray) or indices.ndim != 1:
+            raise ValueError("indices must be a 1-D array")
+        idx = c_array(indices, np.int64, -1, -1, "indices")
         count = idx.shape[0]
         if count and (idx.min() < 0 or idx.max() >= n):
             raise IndexError(f"indices must be in [0, {n}), got {indices!r}")
-    if not isinstance(out, np.ndarray) or out.dtype != np.uint8 or out.ndim != 4 \
-            or not out.flags.c_contiguous or not out.flags.writeable:
+    if not isinstance(out, np.ndarray) or out.ndim != 4:
         raise TypeError("out must be a writeable C-contiguous uint8 array (k, h, w, channels)")
+    # C writes it: canonical as it is (checked path, output) or refused.
+    c_array(out.reshape(-1) if out.flags.c_contiguous else out, np.uint8, out.size, -1,
+            "out (a writeable C-contiguous uint8 array (k, h, w, channels))", 0, True)
     if out.shape[0] != count or out.shape[3] not in (1, 3) or out.shape[1] < 1 \
             or out.shape[2] < 1:
         raise ValueError(f"out has shape {out.shape}; expected ({count}, h, w, 1 or 3)")

@@ -24,7 +24,6 @@ from __future__ import annotations
 import functools
 import math
 import struct
-import threading
 import weakref
 from typing import Any, ClassVar
 
@@ -1106,10 +1105,17 @@ class PendulumEnv(_ContinuousEnv):
 # Pickles and copies keep an env's own value (its attribute faces) and
 # follow the class otherwise, as Gymnasium's do.
 
-#: Live Acrobot envs, told when a class-level AVAIL_TORQUE changes.
-_FOLLOWERS: weakref.WeakSet[Any] = weakref.WeakSet()
-#: Serialises class-level assignments with envs re-reading their torques.
-_TORQUE_LOCK = threading.RLock()
+# One guard: an env's own torque changes (re-reading, assigning, deleting)
+# run under its core's guard (Batch.exclusive), as every other write does. A
+# class-level assignment takes no env's guard (a step under way in another
+# thread must not fail): it only marks each follower's watch as changed, and
+# an env that re-reads its torques checks, after arming its watch, that the
+# object it read is still the one its step would read -- so a class-level
+# change landing in between is never lost (_follow_torques).
+
+#: Live Acrobot envs (weak references), told when a class-level AVAIL_TORQUE
+#: changes; a plain set, so tuple(_FOLLOWERS) is one atomic snapshot.
+_FOLLOWERS: set[weakref.ref[Any]] = set()
 _TORQUE_FIELDS = ("torque_0", "torque_1", "torque_2")
 
 
@@ -1126,11 +1132,16 @@ def _set_class_torques(cls: type, value: Any) -> None:
     unchanged) where an instance's write is refused; else every live env of
     cls without its own value takes it from its next step on."""
     _attributes.torques(value)
-    with _TORQUE_LOCK:
-        type.__setattr__(cls, "_class_avail_torque", value)
-        for env in list(_FOLLOWERS):
-            if isinstance(env, cls):
-                env._torques_moved()
+    type.__setattr__(cls, "_class_avail_torque", value)
+    _tell_followers(cls)
+
+
+def _tell_followers(cls: type) -> None:
+    """Every live env of cls re-reads its torques at its next step."""
+    for ref in tuple(_FOLLOWERS):
+        env = ref()
+        if isinstance(env, cls):
+            env._torques_moved()
 
 
 def _torque_hook(ref: weakref.ref[Any]) -> None:
@@ -1187,11 +1198,8 @@ class _AcrobotType(type):
             raise AttributeError(
                 f"{cls.__name__}.AVAIL_TORQUE cannot be deleted (ccgym's step needs "
                 "a torque per action); assign another list")
-        with _TORQUE_LOCK:
-            type.__delattr__(cls, "_class_avail_torque")
-            for env in list(_FOLLOWERS):
-                if isinstance(env, cls):
-                    env._torques_moved()
+        type.__delattr__(cls, "_class_avail_torque")
+        _tell_followers(cls)
 
 
 class AcrobotEnv(_DiscreteEnv, metaclass=_AcrobotType):
@@ -1238,9 +1246,8 @@ class AcrobotEnv(_DiscreteEnv, metaclass=_AcrobotType):
         params = _params.params(self.kind, torque_noise_max=torque_noise_max)
         super().__init__(render_mode=render_mode, **params)
         self._core.watch_hook = functools.partial(_torque_hook, weakref.ref(self))
-        with _TORQUE_LOCK:
-            _FOLLOWERS.add(self)
-            self._follow_torques(at_init=True)
+        _FOLLOWERS.add(weakref.ref(self, _FOLLOWERS.discard))
+        self._follow_torques(at_init=True)
         if params["torque_noise_max"]:
             self.torque_noise_max = params["torque_noise_max"]
         high = np.array(
@@ -1272,36 +1279,46 @@ class AcrobotEnv(_DiscreteEnv, metaclass=_AcrobotType):
         watches it for in-place change (the core's watch_hook). A value ccgym
         refuses raises (TypeError/ValueError, the env unchanged), and keeps
         raising at every step until it is fixed; at __init__ that is left to
-        the first step."""
-        with _TORQUE_LOCK:
-            value = self._torque_source()
-            core = self._core
-            if type(value) is list:
-                items = tuple(value)
-                try:
-                    torques = _attributes.torques(items)
-                except (TypeError, ValueError) as e:
-                    core.watch(value, None)  # changed: every step asks again
-                    if at_init:
-                        return
-                    raise type(e)(f"AVAIL_TORQUE was changed in place to a value ccgym "
-                                  f"refuses (the env is unchanged): {e}") from None
-                self._write_torques(torques)
-                core.watch(value, items)
-                if "_watched" in self.__dict__:
-                    del self.__dict__["_watched"]
-                    self._bind_step()
-                return
-            core.watch(None)
+        the first step. Under the core's guard; a class-level assignment
+        meanwhile is caught by the check after arming."""
+        self._core.exclusive(self._follow_torques_now, at_init)
+
+    def _follow_torques_now(self, at_init: bool) -> None:
+        value = self._torque_source()
+        try:
+            self._arm_torques(value, at_init)
+        finally:
+            if self._torque_source() is not value:  # moved meanwhile: re-read next step
+                self._torques_moved()
+
+    def _arm_torques(self, value: Any, at_init: bool) -> None:
+        core = self._core
+        if type(value) is list:
+            items = tuple(value)
             try:
-                torques = _attributes.torques(value)
-            except (TypeError, ValueError):
-                if not at_init:
-                    raise
-                torques = None
-            if torques is not None:
-                self._write_torques(torques)
-            self._watch(value, stale=torques is None)
+                torques = _attributes.torques(items)
+            except (TypeError, ValueError) as e:
+                core.watch(value, None)  # changed: every step asks again
+                if at_init:
+                    return
+                raise type(e)(f"AVAIL_TORQUE was changed in place to a value ccgym "
+                              f"refuses (the env is unchanged): {e}") from None
+            self._write_torques(torques)
+            core.watch(value, items)
+            if "_watched" in self.__dict__:
+                del self.__dict__["_watched"]
+                self._bind_step()
+            return
+        core.watch(None)
+        try:
+            torques = _attributes.torques(value)
+        except (TypeError, ValueError):
+            if not at_init:
+                raise
+            torques = None
+        if torques is not None:
+            self._write_torques(torques)
+        self._watch(value, stale=torques is None)
 
     def _torques_moved(self) -> None:
         """A class-level AVAIL_TORQUE changed: the next step re-reads it (its
@@ -1325,24 +1342,29 @@ class AcrobotEnv(_DiscreteEnv, metaclass=_AcrobotType):
     def _set_torques(self, value: Any) -> None:
         items = tuple(value) if type(value) is list else value
         torques = _attributes.torques(items)
+        self._core.exclusive(self._set_torques_now, value, items, torques)
+
+    def _set_torques_now(self, value: Any, items: Any, torques: tuple[float, ...]) -> None:
         self._write_params(dict(zip(_TORQUE_FIELDS, torques)))
-        with _TORQUE_LOCK:
-            self.__dict__.setdefault("_attr_faces", {})["AVAIL_TORQUE"] = value
-            if type(value) is list:
-                self._core.watch(value, items)
-                if self.__dict__.pop("_watched", None) is not None:
-                    self._bind_step()
-            else:
-                self._core.watch(None)
-                self._watch(value)
+        self.__dict__.setdefault("_attr_faces", {})["AVAIL_TORQUE"] = value
+        if type(value) is list:
+            self._core.watch(value, items)
+            if self.__dict__.pop("_watched", None) is not None:
+                self._bind_step()
+        else:
+            self._core.watch(None)
+            self._watch(value)
 
     def _delete_torques(self) -> None:
         faces = self.__dict__.get("_attr_faces", {})
         if "AVAIL_TORQUE" not in faces:
             raise AttributeError("AVAIL_TORQUE")
-        with _TORQUE_LOCK:
+
+        def delete() -> None:
             del faces["AVAIL_TORQUE"]
             self._torques_moved()
+
+        self._core.exclusive(delete)
 
     def _sync_watched(self) -> None:
         value, snap = self.__dict__["_watched"]

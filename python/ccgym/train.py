@@ -1,7 +1,12 @@
 """``ccgym train ENV_ID``: train a Stable-Baselines3 agent on ccgym's native VecEnv.
 
-Stable-Baselines3 and torch are imported only when the command runs, so
-``import ccgym`` and ``ccgym --help`` stay light.
+Its hyperparameters are the installed RL Zoo's (rl_zoo3's
+``hyperparams/<algo>.yml``, read as ``python -m ccgym.zoo`` reads them, so
+nothing here can drift from the Zoo); without rl_zoo3 it stops with
+``pip install 'ccgym[zoo]'``. A fallback copy was not kept on purpose: a
+copy is what drifted. Stable-Baselines3, torch and the Zoo's files are read
+only when the command runs, so ``import ccgym`` and ``ccgym --help`` stay
+light.
 """
 
 from __future__ import annotations
@@ -18,111 +23,110 @@ from ccgym import _argtypes
 ALGOS = ("ppo", "a2c", "dqn", "sac", "td3")
 DISCRETE_ONLY = {"dqn"}
 CONTINUOUS_ONLY = {"sac", "td3"}
-CONTINUOUS_ENVS = {"MountainCarContinuous-v0", "Pendulum-v1"}
+def _continuous_ids() -> frozenset[str]:
+    """The ids whose env takes continuous actions (action_dim > 0 in its def)."""
+    from ccgym import _core, _frontend
+    from ccgym._registration import ENV_IDS
+
+    return frozenset(i for i in ENV_IDS if _core.env_info(_frontend.env_kind(i)).action_dim)
 
 
-def _lin(x: float) -> dict[str, Any]:
-    """The Zoo's ``lin_<x>``: a learning rate / clip range decaying linearly to 0."""
-    return {"linear": x}
+CONTINUOUS_ENVS = _continuous_ids()
 
 
-# Default hyperparameters: the RL Baselines3 Zoo's published values for these
-# envs (DLR-RM/rl-baselines3-zoo, hyperparams/{ppo,a2c,dqn,sac,td3}.yml).
-# Keys as in the Zoo: n_envs, n_timesteps and normalize (VecNormalize) are
-# handled here, the rest go to the algorithm. CartPole-v0 uses v1's values.
-# TD3 Pendulum-v1 takes the Zoo's Pendulum-v0 entry.
-HYPERPARAMS: dict[str, dict[str, dict[str, Any]]] = {
-    "ppo": {  # hyperparams/ppo.yml
-        "CartPole-v1": dict(
-            n_envs=8, n_timesteps=100_000, n_steps=32, batch_size=256, gae_lambda=0.8,
-            gamma=0.98, n_epochs=20, ent_coef=0.0, learning_rate=_lin(0.001),
-            clip_range=_lin(0.2)),
-        "MountainCar-v0": dict(
-            normalize=True, n_envs=16, n_timesteps=1_000_000, n_steps=16, gae_lambda=0.98,
-            gamma=0.99, n_epochs=4, ent_coef=0.0),
-        "MountainCarContinuous-v0": dict(
-            normalize=True, n_envs=1, n_timesteps=20_000, batch_size=256, n_steps=8,
-            gamma=0.9999, learning_rate=7.77e-05, ent_coef=0.00429, clip_range=0.1,
-            n_epochs=10, gae_lambda=0.9, max_grad_norm=5, vf_coef=0.19, use_sde=True,
-            policy_kwargs=dict(log_std_init=-3.29, ortho_init=False)),
-        "Pendulum-v1": dict(
-            n_envs=4, n_timesteps=100_000, n_steps=1024, gae_lambda=0.95, gamma=0.9,
-            n_epochs=10, ent_coef=0.0, learning_rate=1e-3, clip_range=0.2, use_sde=True,
-            sde_sample_freq=4),
-        "Acrobot-v1": dict(
-            normalize=True, n_envs=16, n_timesteps=1_000_000, n_steps=256, gae_lambda=0.94,
-            gamma=0.99, n_epochs=4, ent_coef=0.0),
-    },
-    "a2c": {  # hyperparams/a2c.yml
-        "CartPole-v1": dict(n_envs=8, n_timesteps=500_000, ent_coef=0.0),
-        "MountainCar-v0": dict(normalize=True, n_envs=16, n_timesteps=1_000_000, ent_coef=0.0),
-        "Acrobot-v1": dict(normalize=True, n_envs=16, n_timesteps=500_000, ent_coef=0.0),
-        "Pendulum-v1": dict(
-            normalize=True, n_envs=8, n_timesteps=1_000_000, ent_coef=0.0, max_grad_norm=0.5,
-            n_steps=8, gae_lambda=0.9, vf_coef=0.4, gamma=0.9, use_rms_prop=True,
-            normalize_advantage=False, learning_rate=_lin(7e-4), use_sde=True,
-            policy_kwargs=dict(log_std_init=-2, ortho_init=False)),
-        "MountainCarContinuous-v0": dict(
-            normalize=True, n_envs=4, n_steps=100, n_timesteps=100_000, ent_coef=0.0,
-            use_sde=True, sde_sample_freq=16,
-            policy_kwargs=dict(log_std_init=0.0, ortho_init=False)),
-    },
-    "dqn": {  # hyperparams/dqn.yml
-        "CartPole-v1": dict(
-            n_timesteps=50_000, learning_rate=2.3e-3, batch_size=64, buffer_size=100_000,
-            learning_starts=1000, gamma=0.99, target_update_interval=10, train_freq=256,
-            gradient_steps=128, exploration_fraction=0.16, exploration_final_eps=0.04,
-            policy_kwargs=dict(net_arch=[256, 256])),
-        "MountainCar-v0": dict(
-            n_timesteps=120_000, learning_rate=4e-3, batch_size=128, buffer_size=10_000,
-            learning_starts=1000, gamma=0.98, target_update_interval=600, train_freq=16,
-            gradient_steps=8, exploration_fraction=0.2, exploration_final_eps=0.07,
-            policy_kwargs=dict(net_arch=[256, 256])),
-        "Acrobot-v1": dict(
-            n_timesteps=100_000, learning_rate=6.3e-4, batch_size=128, buffer_size=50_000,
-            learning_starts=0, gamma=0.99, target_update_interval=250, train_freq=4,
-            gradient_steps=-1, exploration_fraction=0.12, exploration_final_eps=0.1,
-            policy_kwargs=dict(net_arch=[256, 256])),
-    },
-    "sac": {  # hyperparams/sac.yml
-        "MountainCarContinuous-v0": dict(
-            n_timesteps=50_000, learning_rate=3e-4, buffer_size=50_000, batch_size=512,
-            ent_coef=0.1, train_freq=32, gradient_steps=32, gamma=0.9999, tau=0.01,
-            learning_starts=0, use_sde=True,
-            policy_kwargs=dict(log_std_init=-3.67, net_arch=[64, 64])),
-        "Pendulum-v1": dict(n_timesteps=20_000, learning_rate=1e-3),
-    },
-    "td3": {  # hyperparams/td3.yml
-        "MountainCarContinuous-v0": dict(
-            n_timesteps=300_000, noise_type="ornstein-uhlenbeck", noise_std=0.5),
-        "Pendulum-v1": dict(
-            n_timesteps=20_000, gamma=0.98, buffer_size=200_000, learning_starts=10_000,
-            noise_type="normal", noise_std=0.1, gradient_steps=-1,
-            train_freq=(1, "episode"), learning_rate=1e-3,
-            policy_kwargs=dict(net_arch=[400, 300])),
-    },
-}
-HYPERPARAMS["ppo"]["CartPole-v0"] = HYPERPARAMS["ppo"]["CartPole-v1"]
-HYPERPARAMS["a2c"]["CartPole-v0"] = HYPERPARAMS["a2c"]["CartPole-v1"]
-HYPERPARAMS["dqn"]["CartPole-v0"] = HYPERPARAMS["dqn"]["CartPole-v1"]
+# The hyperparameters are the installed RL Zoo's own hyperparams/<algo>.yml,
+# read on each use (no copy here, so none can drift from the Zoo). The
+# algorithm's keys pass through; policy, n_envs, n_timesteps, normalize and
+# noise_* are turned into objects as the Zoo's ExperimentManager does
+# (prepare); these only the Zoo's own train handles:
+_ZOO_ONLY = ("frame_stack", "env_wrapper", "vec_env_wrapper", "callback", "monitor_kwargs",
+             "replay_buffer_class")
+_SCHEDULES = ("learning_rate", "clip_range", "clip_range_vf", "delta_std")  # "lin_<x>"
+_EVALUATED = ("policy_kwargs", "replay_buffer_kwargs")  # Python expressions in the YAML
+NO_ZOO = ("ccgym train reads the RL Zoo's tuned hyperparameters from the installed "
+          "rl_zoo3 (its hyperparams/<algo>.yml), which is missing: pip install 'ccgym[zoo]'")
+
+
+def algo_env_ids(algo: str) -> tuple[str, ...]:
+    """The ccgym ids `algo` can train (DQN: discrete ones, SAC/TD3: continuous)."""
+    import ccgym
+
+    return tuple(i for i in ccgym.ENV_IDS
+                 if not (algo in DISCRETE_ONLY and i in CONTINUOUS_ENVS)
+                 and not (algo in CONTINUOUS_ONLY and i not in CONTINUOUS_ENVS))
+
+
+def zoo_table(algo: str) -> dict[str, dict[str, Any]]:
+    """The installed Zoo's ``hyperparams/<algo>.yml`` as the Zoo reads it (read
+    where ``python -m ccgym.zoo`` reads it, without importing rl_zoo3).
+    ModuleNotFoundError naming ``pip install 'ccgym[zoo]'`` without the Zoo."""
+    from ccgym import zoo
+
+    try:
+        import yaml
+
+        path = zoo.zoo_hyperparams_file(algo)
+    except ModuleNotFoundError as e:
+        raise ModuleNotFoundError(f"{NO_ZOO} ({e})") from None
+    with open(path) as f:
+        return yaml.safe_load(f)
 
 
 def default_hyperparams(env_id: str, algo: str) -> dict[str, Any]:
-    """A copy of the Zoo's values for (env_id, algo); {} when it has none."""
-    return copy.deepcopy(HYPERPARAMS[algo].get(env_id, {}))
+    """The installed Zoo's entry for (env_id, algo), as its YAML holds it (a
+    copy): for an id it does not tune (CartPole-v0), its ``default`` entry,
+    as the Zoo's own train and ``python -m ccgym.zoo`` take; {} without one."""
+    table = zoo_table(algo)
+    return copy.deepcopy(table.get(env_id, table.get("default", {})))
 
 
-def _resolve(hp: dict[str, Any], n_actions_dim: int) -> dict[str, Any]:
-    """Turns the table's plain values into SB3 objects (schedules, action noise)."""
-    out = {}
-    for key, value in hp.items():
-        if isinstance(value, dict) and set(value) == {"linear"}:
-            x = value["linear"]
-            out[key] = _linear_schedule(x)
-        else:
-            out[key] = value
-    noise_type = out.pop("noise_type", None)
-    noise_std = out.pop("noise_std", None)
+def __getattr__(name: str) -> Any:
+    # HYPERPARAMS[algo][env_id]: the installed Zoo's entries for every id the
+    # algo can train, read on access (nothing here is a copy that could drift).
+    if name == "HYPERPARAMS":
+        return {algo: {i: default_hyperparams(i, algo) for i in algo_env_ids(algo)}
+                for algo in ALGOS}
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def prepare(env_id: str, algo: str, hp: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The Zoo entry of (env_id, algo) (or `hp`) turned into what this command
+    uses, as the Zoo's ExperimentManager turns it: ``n_envs``, ``n_timesteps``
+    (int), ``policy``, ``normalize`` (None or VecNormalize kwargs) and
+    ``kwargs`` for the algorithm (``lin_<x>`` schedules, evaluated
+    ``policy_kwargs``, action noise, ``train_freq`` lists as tuples).
+    SystemExit for keys only the Zoo's own train handles."""
+    hp = default_hyperparams(env_id, algo) if hp is None else copy.deepcopy(hp)
+    zoo_only = [k for k in _ZOO_ONLY if k in hp]
+    if zoo_only:
+        raise SystemExit(f"the Zoo's {algo} entry for {env_id} uses {zoo_only}, which ccgym "
+                         f"train does not handle: run python -m ccgym.zoo train --algo {algo} "
+                         f"--env {env_id}")
+    out: dict[str, Any] = {
+        "n_envs": int(hp.pop("n_envs", 1)),
+        "n_timesteps": int(hp.pop("n_timesteps", 100_000)),
+        "policy": hp.pop("policy", "MlpPolicy"),
+    }
+    normalize = hp.pop("normalize", False)
+    if isinstance(normalize, str):
+        normalize = _evaluate(normalize)
+    if normalize:
+        out["normalize"] = dict(normalize) if isinstance(normalize, dict) else {}
+        if "gamma" in hp:
+            out["normalize"]["gamma"] = hp["gamma"]
+    else:
+        out["normalize"] = None
+    noise_type = hp.pop("noise_type", None)
+    noise_std = hp.pop("noise_std", None)
+    for key in _SCHEDULES:
+        value = hp.get(key)
+        if isinstance(value, str) and value.startswith("lin_"):
+            hp[key] = _linear_schedule(float(value[len("lin_"):]))
+    for key in _EVALUATED:
+        if isinstance(hp.get(key), str):
+            hp[key] = _evaluate(hp[key])
+    if isinstance(hp.get("train_freq"), list):
+        hp["train_freq"] = tuple(hp["train_freq"])
     if noise_type is not None:
         import numpy as np
         from stable_baselines3.common.noise import (
@@ -130,11 +134,29 @@ def _resolve(hp: dict[str, Any], n_actions_dim: int) -> dict[str, Any]:
             OrnsteinUhlenbeckActionNoise,
         )
 
-        cls = {"normal": NormalActionNoise,
-               "ornstein-uhlenbeck": OrnsteinUhlenbeckActionNoise}[noise_type]
-        out["action_noise"] = cls(mean=np.zeros(n_actions_dim),
-                                  sigma=noise_std * np.ones(n_actions_dim))
+        from ccgym import _core
+        from ccgym._frontend import env_kind
+
+        dim = _core.env_info(env_kind(env_id)).action_dim
+        noise_type = noise_type.strip()
+        if "normal" in noise_type:
+            cls = NormalActionNoise
+        elif "ornstein-uhlenbeck" in noise_type:
+            cls = OrnsteinUhlenbeckActionNoise
+        else:
+            raise SystemExit(f"unknown noise type {noise_type!r} in the Zoo's {algo} entry")
+        hp["action_noise"] = cls(mean=np.zeros(dim), sigma=noise_std * np.ones(dim))
+    out["kwargs"] = hp
     return out
+
+
+def _evaluate(expr: str) -> Any:
+    """A Python expression of the Zoo's YAML (``dict(net_arch=[64, 64])``,
+    ``nn.Tanh``), evaluated as the Zoo's ExperimentManager does."""
+    import torch
+
+    return eval(expr, {"__builtins__": {}, "dict": dict, "nn": torch.nn, "th": torch,
+                       "True": True, "False": False, "None": None})
 
 
 class _LinearSchedule:
@@ -161,7 +183,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         "train",
         help="train a Stable-Baselines3 agent on ccgym's native VecEnv",
         description="Train PPO/A2C/DQN/SAC/TD3 (Stable-Baselines3) on a ccgym env with the "
-                    "RL Zoo's tuned hyperparameters; needs the 'sb3' extra. Evaluates "
+                    "installed RL Zoo's tuned hyperparameters (read from its own "
+                    "hyperparams/<algo>.yml); needs the 'zoo' extra. Evaluates "
                     "periodically, saves the model (and VecNormalize statistics) and SB3's "
                     "training log (progress.csv) in the --out directory, and prints the final "
                     "evaluation reward and env-steps/s. See docs/sb3.md.",
@@ -222,25 +245,28 @@ def run(args: argparse.Namespace) -> int:
         raise SystemExit(f"{algo.upper()} needs a continuous action space; {env_id} is discrete")
     torch.set_num_threads(args.torch_threads)
 
-    hp = default_hyperparams(env_id, algo)
+    try:
+        raw = default_hyperparams(env_id, algo)
+    except ModuleNotFoundError as e:
+        raise SystemExit(str(e)) from None
+    prepared = prepare(env_id, algo, raw)
     # None: the Zoo's value (the parser refuses 0 and negatives, exit 2).
-    zoo_n_envs, zoo_timesteps = hp.pop("n_envs", 1), hp.pop("n_timesteps", 100_000)
-    n_envs = zoo_n_envs if args.n_envs is None else args.n_envs
-    timesteps = zoo_timesteps if args.timesteps is None else args.timesteps
-    normalize = hp.pop("normalize", False)
-    policy = hp.pop("policy", "MlpPolicy")
+    n_envs = prepared["n_envs"] if args.n_envs is None else args.n_envs
+    timesteps = prepared["n_timesteps"] if args.timesteps is None else args.timesteps
+    normalize = prepared["normalize"]
+    policy = prepared["policy"]
+    kwargs = prepared["kwargs"]
     out = args.out or os.path.join("runs", f"{algo}-{env_id}")
     os.makedirs(out, exist_ok=True)
 
     venv = make_vec_env(env_id, n_envs=n_envs, seed=args.seed,
                         vec_env_kwargs={"num_threads": args.threads})
     eval_env = make_vec_env(env_id, n_envs=min(args.eval_episodes, 8), seed=args.seed + 10_000)
-    if normalize:
-        venv = VecNormalize(venv, gamma=hp.get("gamma", 0.99))
+    if normalize is not None:
+        venv = VecNormalize(venv, **normalize)
         # EvalCallback copies the training statistics into it before each evaluation.
-        eval_env = VecNormalize(eval_env, training=False, norm_reward=False)
-    action_dim = venv.action_space.shape[0] if env_id in CONTINUOUS_ENVS else 0
-    kwargs = _resolve(hp, action_dim)
+        eval_env = VecNormalize(eval_env, **{**normalize, "training": False,
+                                             "norm_reward": False})
     cls = {"ppo": PPO, "a2c": A2C, "dqn": DQN, "sac": SAC, "td3": TD3}[algo]
     model = cls(policy, venv, seed=args.seed, verbose=args.verbose, device="cpu", **kwargs)
     # SB3's training metrics go to <out>/progress.csv (and the terminal with
@@ -248,11 +274,9 @@ def run(args: argparse.Namespace) -> int:
     # makes in the system temp dir on every learn().
     model.set_logger(configure(out, ["stdout", "csv"] if args.verbose > 0 else ["csv"]))
 
-    shown = {k: (f"lin_{v['linear']}" if isinstance(v, dict) and set(v) == {"linear"}
-                 else v) for k, v in hp.items()}
     print(f"ccgym train: {algo.upper()} on {env_id}, {n_envs} envs, {timesteps} steps, "
-          f"seed {args.seed}, normalize={normalize}")
-    print(f"  hyperparameters (RL Zoo): {json.dumps(shown, default=str)}")
+          f"seed {args.seed}, normalize={normalize is not None}")
+    print(f"  hyperparameters (the installed RL Zoo's): {json.dumps(raw, default=str)}")
 
     callback = None
     if args.eval_freq > 0:
@@ -276,7 +300,7 @@ def run(args: argparse.Namespace) -> int:
     steps = model.num_timesteps
 
     model.save(os.path.join(out, "model.zip"))
-    if normalize:
+    if normalize is not None:
         venv.save(os.path.join(out, "vecnormalize.pkl"))
         eval_env.obs_rms = venv.obs_rms.copy()  # the final statistics, for the final evaluation
     mean, std = evaluate_policy(model, eval_env, n_eval_episodes=args.final_eval_episodes,
@@ -287,7 +311,8 @@ def run(args: argparse.Namespace) -> int:
     print(f"training: {steps} env steps in {train_time:.1f} s{eval_note}: "
           f"{steps / train_time:,.0f} env-steps/s")
     print(f"saved {os.path.join(out, 'model.zip')}"
-          + (f" and {os.path.join(out, 'vecnormalize.pkl')}" if normalize else "")
+          + (f" and {os.path.join(out, 'vecnormalize.pkl')}" if normalize is not None
+             else "")
           + f"; training log {os.path.join(out, 'progress.csv')}")
     venv.close()
     eval_env.close()
