@@ -19,6 +19,7 @@ import pytest
 from gymnasium.vector import AutoresetMode
 
 import ccgym
+from reference import reference_id
 
 ENV_IDS = list(ccgym.ENV_IDS)
 N = 4
@@ -32,7 +33,7 @@ def steps_for(env_id):
 def _quiet_make(env_id, **kwargs):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)  # CartPole-v0 is "out of date"
-        return gym.make(env_id, **kwargs)
+        return gym.make(reference_id(env_id), **kwargs)
 
 
 def cleanrl_make_env(env_id):

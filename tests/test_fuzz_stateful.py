@@ -70,6 +70,7 @@ from hypothesis.stateful import (
 
 import ccgym
 from array_helpers import set_shape
+from reference import reference_id, CONTINUOUS_IDS
 
 INNER = os.environ.get("CCGYM_FUZZ_INNER") == "1"
 EXAMPLES = int(os.environ.get("CCGYM_FUZZ_EXAMPLES", 5))
@@ -84,7 +85,7 @@ MACHINES = ("single", "vector", "sb3", "ceiling")
 AVOID = set(filter(None, os.environ.get("CCGYM_FUZZ_AVOID", "").split(",")))
 
 ENV_IDS = list(ccgym.ENV_IDS)
-CONTINUOUS = {"MountainCarContinuous-v0", "Pendulum-v1"}
+CONTINUOUS = set(CONTINUOUS_IDS)
 # Single envs whose step returns the state object itself (Gymnasium's MCC).
 OBS_IS_STATE = {"MountainCarContinuous-v0"}
 N_ACTIONS = {"CartPole-v0": 2, "CartPole-v1": 2, "MountainCar-v0": 3, "Acrobot-v1": 3}
@@ -564,7 +565,7 @@ class SingleMachine(Base):
         with quiet():
             self.env = gym.make(f"ccgym/{env_id}", max_episode_steps=limit,
                                 disable_env_checker=True, render_mode="rgb_array")
-            self.ref = gym.make(env_id, max_episode_steps=limit, disable_env_checker=True)
+            self.ref = gym.make(reference_id(env_id), max_episode_steps=limit, disable_env_checker=True)
         self.reset_both(seed)
         self.layout = layout_of(snapshot(self.env))
 
@@ -788,7 +789,7 @@ class BatchMachine(Base):
 
 def vec_make_ref(env_id, n, limit, mode):
     return gym.vector.SyncVectorEnv(
-        [lambda: gym.make(env_id, max_episode_steps=limit, disable_env_checker=True)] * n,
+        [lambda: gym.make(reference_id(env_id), max_episode_steps=limit, disable_env_checker=True)] * n,
         autoreset_mode=mode)
 
 
@@ -998,7 +999,7 @@ class SB3Machine(BatchMachine):
         with quiet():
             self.env = ccgym.sb3.make_vec_env(env_id, n_envs=n,
                                               vec_env_kwargs={"max_episode_steps": limit})
-            self.ref = DummyVecEnv([lambda: gym.make(env_id, max_episode_steps=limit,
+            self.ref = DummyVecEnv([lambda: gym.make(reference_id(env_id), max_episode_steps=limit,
                                                      disable_env_checker=True)] * n)
         self.reset_both(seed)
         self.layout = layout_of(snapshot(self.env))

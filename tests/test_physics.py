@@ -14,9 +14,10 @@ import pytest
 from gymnasium.vector import SyncVectorEnv
 
 import ccgym
+from reference import reference_id, CONTINUOUS_IDS
 
 ENV_IDS = list(ccgym.ENV_IDS)
-CONTINUOUS_IDS = {"MountainCarContinuous-v0", "Pendulum-v1"}
+CONTINUOUS_IDS = set(CONTINUOUS_IDS)
 N = 8
 STEPS = 1200
 
@@ -46,7 +47,9 @@ RANGES = {
 
 
 def kind_of(env_id: str) -> str:
-    return env_id.split("-v")[0]
+    """The stock kind whose Gymnasium class the id's env mirrors (the key of
+    RANGES, and of the Gymnasium attributes set_gym_attributes writes)."""
+    return reference_id(env_id).split("-v")[0]
 
 
 def draw_params(env_id: str, rng: np.random.Generator, n: int = N) -> dict[str, np.ndarray]:
@@ -70,7 +73,7 @@ def set_gym_attributes(env: gym.Env, kind: str, params: dict[str, float]) -> Non
 def gym_vector(env_id: str, per_instance: list[dict[str, float]] | None, n: int = N):
     def make(i):
         def fn():
-            env = gym.make(env_id, disable_env_checker=True)
+            env = gym.make(reference_id(env_id), disable_env_checker=True)
             if per_instance is not None:
                 set_gym_attributes(env, kind_of(env_id), per_instance[i])
             return env
@@ -89,7 +92,7 @@ def instance_params(params: dict[str, np.ndarray], n: int = N) -> list[dict[str,
 def actions_for(env_id: str, rng: np.random.Generator, n: int = N) -> np.ndarray:
     if env_id in CONTINUOUS_IDS:
         return rng.uniform(-3.5, 3.5, size=(n, 1)).astype(np.float32)
-    return rng.integers(0, 2 if env_id.startswith("CartPole") else 3, size=n)
+    return rng.integers(0, 2 if reference_id(env_id).startswith("CartPole") else 3, size=n)
 
 
 def compare(ours, theirs, env_id: str, steps: int, seed: int, rng: np.random.Generator,
@@ -212,7 +215,7 @@ def test_mixed_parameters_other_autoreset_modes(mode):
 
 
 def _made_with(env_id, params):
-    env = gym.make(env_id, disable_env_checker=True)
+    env = gym.make(reference_id(env_id), disable_env_checker=True)
     set_gym_attributes(env, kind_of(env_id), params)
     return env
 
@@ -291,7 +294,7 @@ def test_unknown_physics_names_raise(env_id):
     with pytest.raises(TypeError):
         ccgym.make_vec(env_id, num_envs=2, not_a_parameter=1.0)
     # a parameter of another env is unknown too
-    other = "masscart" if not env_id.startswith("CartPole") else "link_moi"
+    other = "masscart" if not reference_id(env_id).startswith("CartPole") else "link_moi"
     with pytest.raises(TypeError, match="unknown"):
         ccgym.make_vec(env_id, num_envs=2).set_physics(**{other: 1.0})
     with pytest.raises(TypeError):

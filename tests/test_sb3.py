@@ -34,10 +34,11 @@ from stable_baselines3.common.vec_env import (  # noqa: E402
 import ccgym  # noqa: E402
 import ccgym.sb3  # noqa: E402
 from ccgym.sb3 import VecEnv, make_vec_env  # noqa: E402
+from reference import reference_id, CONTINUOUS_IDS
 
 ENV_IDS = list(ccgym.ENV_IDS)
 DISCRETE = ["CartPole-v0", "CartPole-v1", "MountainCar-v0", "Acrobot-v1"]
-CONTINUOUS = ["MountainCarContinuous-v0", "Pendulum-v1"]
+CONTINUOUS = list(CONTINUOUS_IDS)
 
 torch.set_num_threads(1)
 
@@ -53,7 +54,7 @@ def _sb3_logs_in_tmp_path(tmp_path, monkeypatch):
 def gym_make(env_id: str, **kwargs) -> gym.Env:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)  # CartPole-v0 is "out of date"
-        return gym.make(env_id, **kwargs)
+        return gym.make(reference_id(env_id), **kwargs)
 
 
 def reference(env_id: str, n: int, **kwargs) -> DummyVecEnv:

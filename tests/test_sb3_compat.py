@@ -17,8 +17,10 @@ from stable_baselines3.common.vec_env import DummyVecEnv  # noqa: E402
 import ccgym  # noqa: E402
 import ccgym.sb3  # noqa: E402
 from ccgym.sb3 import make_vec_env  # noqa: E402
+from reference import reference_id  # noqa: E402
 
-# Steps that end at least two episodes per instance under random actions.
+# Steps that end at least two episodes per instance under random actions
+# (keyed by the Gymnasium id an env mirrors).
 STEPS = {"CartPole-v1": 200, "MountainCar-v0": 420, "MountainCarContinuous-v0": 1000,
          "Pendulum-v1": 420, "Acrobot-v1": 520}
 
@@ -40,10 +42,11 @@ def episode_infos(venv, steps: int, seed: int):
 
 @pytest.mark.parametrize("env_id", ccgym.ENV_IDS[1:])
 def test_episode_infos_equal_monitors(env_id):
-    ref = sb3_make_vec_env(env_id, n_envs=2, seed=3)
+    ref = sb3_make_vec_env(reference_id(env_id), n_envs=2, seed=3)
     ours = make_vec_env(env_id, n_envs=2, seed=3)
-    r = episode_infos(ref, STEPS[env_id], 1)
-    o = episode_infos(ours, STEPS[env_id], 1)
+    steps = STEPS[reference_id(env_id)]
+    r = episode_infos(ref, steps, 1)
+    o = episode_infos(ours, steps, 1)
     assert len(r) >= 2
     assert o == r  # values (r rounded to 6 digits) and types (float, int)
     assert all(types == {"r": float, "l": int} for _, _, types, _ in o)

@@ -24,7 +24,11 @@ from gymnasium.utils.env_checker import check_env
 import ccgym
 import ccgym.envs
 from install_helpers import editable_install
+from reference import STOCK_IDS, reference_id
 
+# The ids ccgym mirrors from Gymnasium under their own names (registry lines
+# without a module of their own): this file's cases. An env tools/new_env.py
+# adds is checked against its source by tests/test_new_env.py.
 ENV_IDS = ["CartPole-v0", "CartPole-v1", "MountainCar-v0", "MountainCarContinuous-v0",
            "Pendulum-v1", "Acrobot-v1"]
 DISCRETE_IDS = ["CartPole-v1", "MountainCar-v0", "Acrobot-v1"]
@@ -143,11 +147,15 @@ def test_registered_like_gymnasium(env_id):
 
 
 def test_env_ids_and_specs_table():
-    assert set(ccgym.ENV_IDS) == set(ENV_IDS)
-    for env_id in ENV_IDS:
+    # The stock ids are exactly these, and exactly Gymnasium's classic-control
+    # ids; every other registered id (an added env) mirrors one of them.
+    assert set(STOCK_IDS) == set(ENV_IDS)
+    assert set(STOCK_IDS) == {i for i, s in gym.registry.items() if "/" not in i
+                              and str(s.entry_point).startswith("gymnasium.envs.classic_control")}
+    for env_id in ccgym.ENV_IDS:
         _, max_steps, threshold = ccgym.ENV_SPECS[env_id][:3]
-        assert (max_steps, threshold) == (gym.spec(env_id).max_episode_steps,
-                                          gym.spec(env_id).reward_threshold)
+        ref = gym.spec(reference_id(env_id))
+        assert (max_steps, threshold) == (ref.max_episode_steps, ref.reward_threshold)
 
 
 def test_max_episode_steps_override():
@@ -179,12 +187,12 @@ def test_make_with_module_prefix_in_fresh_interpreter():
 
 
 def test_register_envs_in_fresh_interpreter():
-    proc = run_python("""
+    proc = run_python(f"""
         import gymnasium as gym
         import ccgym
         gym.register_envs(ccgym)
         import importlib; importlib.reload(ccgym)  # registering twice is harmless
-        assert sum(k.startswith("ccgym/") for k in gym.registry) == 6
+        assert sum(k.startswith("ccgym/") for k in gym.registry) == {len(ccgym.ENV_IDS)}
         print(gym.make("ccgym/Acrobot-v1").spec.max_episode_steps)
     """)
     assert proc.returncode == 0, proc.stderr

@@ -19,9 +19,10 @@ from gymnasium.error import ResetNeeded
 from gymnasium.vector import AsyncVectorEnv, SyncVectorEnv
 
 import ccgym
+from reference import reference_id, CONTINUOUS_IDS
 
 ENV_IDS = list(ccgym.ENV_IDS)
-CONTINUOUS_IDS = {"MountainCarContinuous-v0", "Pendulum-v1"}
+CONTINUOUS_IDS = set(CONTINUOUS_IDS)
 MODES = ["NextStep", "SameStep", "Disabled"]
 
 
@@ -37,7 +38,7 @@ def random_actions(env_id: str, n: int, rng: np.random.Generator) -> np.ndarray:
     if env_id in CONTINUOUS_IDS:
         # beyond the bounds too: clipped physics, unclipped MountainCarContinuous reward
         return rng.uniform(-3, 3, size=(n, 1)).astype(np.float32)
-    n_actions = 2 if env_id.startswith("CartPole") else 3
+    n_actions = 2 if reference_id(env_id).startswith("CartPole") else 3
     return rng.integers(0, n_actions, size=n)
 
 
@@ -86,7 +87,7 @@ def assert_same_state(s1: dict, s2: dict) -> None:
 def single_actions(env_id: str, count: int, rng: np.random.Generator) -> list:
     if env_id in CONTINUOUS_IDS:
         return [rng.uniform(-3, 3, size=(1,)).astype(np.float32) for _ in range(count)]
-    n_actions = 2 if env_id.startswith("CartPole") else 3
+    n_actions = 2 if reference_id(env_id).startswith("CartPole") else 3
     return [int(a) for a in rng.integers(0, n_actions, size=count)]
 
 
@@ -265,7 +266,7 @@ def test_vector_env_copies_mid_episode(env_id, mode, how):
     rng = np.random.default_rng(6)
     n = 5
     env = make_vec(env_id, n, autoreset_mode=mode, episode_statistics=True,
-                   **({"gravity": np.linspace(9, 11, n)} if env_id.startswith("CartPole")
+                   **({"gravity": np.linspace(9, 11, n)} if reference_id(env_id).startswith("CartPole")
                       else {}))
     env.reset(seed=21)
     roll(env, [random_actions(env_id, n, rng) for _ in range(10)])
@@ -332,7 +333,7 @@ def test_async_vector_env_equals_sync(env_id, context):
         pytest.skip(f"no {context} start method here")
     # "ccgym:..." makes gym.make import ccgym in a fresh (spawned) process.
     fns = [functools.partial(gym.make, f"ccgym:ccgym/{env_id}") for _ in range(3)]
-    steps = 700 if env_id.startswith("CartPole") else 300
+    steps = 700 if reference_id(env_id).startswith("CartPole") else 300
     sync = SyncVectorEnv(fns)
     expected = _run_vector(sync, env_id, steps, seed=8)
     sync.close()

@@ -20,6 +20,7 @@ import ccgym
 from ccgym.vector import VectorEnv
 from vector_helpers import assert_same, bits, deprecation_ctx
 from array_helpers import set_shape
+from reference import reference_id
 
 IDS = ccgym.ENV_IDS
 MODES = [AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP, AutoresetMode.DISABLED]
@@ -28,7 +29,7 @@ MODES = [AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP, AutoresetMode.DISABLE
 # ----------------------------------------------------------------- helpers
 def make_ref(env_id, n, mode=AutoresetMode.NEXT_STEP, **kwargs):
     with deprecation_ctx(env_id):
-        return gym.make_vec(env_id, num_envs=n, vectorization_mode="sync",
+        return gym.make_vec(reference_id(env_id), num_envs=n, vectorization_mode="sync",
                             vector_kwargs={"autoreset_mode": mode}, **kwargs)
 
 
@@ -641,7 +642,7 @@ def test_use_after_close(env_id):
     pytest.importorskip("pygame", reason="the Gymnasium reference renders its frames with "
                         'pygame (pip install "ccgym[render]")')
     with deprecation_ctx(env_id):
-        stock = gym.make_vec(env_id, num_envs=3, render_mode="rgb_array")
+        stock = gym.make_vec(reference_id(env_id), num_envs=3, render_mode="rgb_array")
     # The results are compared with SyncVectorEnv's (CartPoleVectorEnv seeds
     # one generator for the batch: see test_vector_parity.py).
     ref = make_ref(env_id, 3, render_mode="rgb_array")

@@ -17,11 +17,12 @@ from gymnasium.vector import AutoresetMode
 
 import ccgym
 from vector_helpers import assert_same, deprecation_ctx
+from reference import reference_id, CONTINUOUS_IDS
 
 IDS = ccgym.ENV_IDS
 MODES = [AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP, AutoresetMode.DISABLED]
 STEPS = 2000
-CONTINUOUS = {"MountainCarContinuous-v0", "Pendulum-v1"}
+CONTINUOUS = set(CONTINUOUS_IDS)
 
 
 # ----------------------------------------------------------------- helpers
@@ -31,7 +32,7 @@ def make_pair(env_id, num_envs, mode, *, via_registry=False, max_episode_steps=N
     `ref_kwargs` go to Gymnasium's make only."""
     extra = {} if max_episode_steps is None else {"max_episode_steps": max_episode_steps}
     with deprecation_ctx(env_id):
-        ref = gym.make_vec(env_id, num_envs=num_envs, vectorization_mode="sync",
+        ref = gym.make_vec(reference_id(env_id), num_envs=num_envs, vectorization_mode="sync",
                            vector_kwargs={"autoreset_mode": mode}, **extra, **env_kwargs,
                            **(ref_kwargs or {}))
     if via_registry:
