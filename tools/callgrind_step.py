@@ -8,7 +8,8 @@ itself under valgrind (callgrind, collecting only inside the env def's
 binding) and prints the instructions per instance-step. Random valid actions
 (seeded), Gymnasium's default parameters, N instances (16384), STEPS steps
 (20) after one reset. Deterministic: compare two builds of the same code
-path by running it on each.
+path by running it on each. Needs valgrind and an unstripped build (the
+function's name): ``pip install -Cinstall.strip=false ...``.
 """
 
 from __future__ import annotations
@@ -59,6 +60,10 @@ def main(argv: list[str]) -> int:
         with open(out) as f:
             text = f.read()
     total = int(re.search(r"^(?:summary|totals):\s*(\d+)", text, re.M).group(1))
+    if total == 0:
+        print("no instructions counted: is the build stripped? (reinstall with "
+              "-Cinstall.strip=false)", file=sys.stderr)
+        return 1
     print(f"{kind} N={n} steps={steps}: {total:,} instructions, "
           f"{total / (n * steps):.2f} per instance-step")
     return 0
