@@ -78,178 +78,160 @@ void ccgym_continuous_mountain_car_params_init(ccgym_continuous_mountain_car_par
     p->typed = 0;
 }
 
-/* Gymnasium's step line by line, each value with its type (ccgym/nptype.h):
- * for any state (float64 right after reset, float32 after a step), any
- * action type (an action of enum ccgym_action_type with value `a`) and any
- * attribute types (the params' *_t tags: a numpy scalar attribute meets the
- * action and the state with its own dtype). The common case, a float32
- * action on a float32 state with Python-float attributes, is cmc_step_f32
- * below. */
-CCGYM_INLINE void cmc_step_line_by_line(const ccgym_continuous_mountain_car_params *p,
-                                        ccgym_continuous_mountain_car_state *s, double a,
-                                        int action_type, int typed, float *obs,
-                                        double *reward, uint8_t *terminated)
-{
-    /* A float32 state is read as float32 values, as cmc_step_f32 reads it. */
-    const int st = s->state_f32 ? CCGYM_T_F32 : CCGYM_T_F64;
-    const int at = action_type == CCGYM_ACTION_F32   ? CCGYM_T_F32
-                   : action_type == CCGYM_ACTION_F16 ? CCGYM_T_F16
-                   : action_type == CCGYM_ACTION_PY  ? CCGYM_T_PY
-                                                     : CCGYM_T_F64;
-    /* typed = 0: every tag CCGYM_T_PY, a constant (see cmc_step_any) */
+/* An attribute with its type (typed = 0: every tag CCGYM_T_PY, a constant),
+ * read where it is used (none held across the cos call, which the
+ * compiler cannot move a load past). */
 #define CMC_ATTR(NAME) ccgym_num_of(p->NAME, typed ? (int)p->NAME##_t : CCGYM_T_PY)
-    const ccgym_num power = CMC_ATTR(power), max_speed = CMC_ATTR(max_speed);
-    const ccgym_num min_position = CMC_ATTR(min_position), max_position = CMC_ATTR(max_position);
-    const ccgym_num goal_position = CMC_ATTR(goal_position);
-    const ccgym_num goal_velocity = CMC_ATTR(goal_velocity);
-    const ccgym_num min_action = CMC_ATTR(min_action), max_action = CMC_ATTR(max_action);
-#undef CMC_ATTR
-    ccgym_num position = ccgym_num_of(ccgym_num_cast(s->position, st), st);
-    ccgym_num velocity = ccgym_num_of(ccgym_num_cast(s->velocity, st), st);
 
-    /* force = min(max(action[0], self.min_action), self.max_action): Python's
-     * max and min keep their first argument unless the other compares
-     * greater (less), so ties and NaN keep the action */
-    ccgym_num force = ccgym_num_of(a, at);
-    if (ccgym_num_gt(min_action, force))
-        force = min_action;
-    if (ccgym_num_lt(max_action, force))
-        force = max_action;
-
-    /* velocity += force * self.power - 0.0025 * math.cos(3 * position) */
-    const ccgym_num three_pos = ccgym_num_op(ccgym_num_py(3.0), position, CCGYM_OP_MUL);
-    const double c = 0.0025 * cos(three_pos.v);
-    velocity = ccgym_num_op(
-        velocity,
-        ccgym_num_op(ccgym_num_op(force, power, CCGYM_OP_MUL), ccgym_num_py(c), CCGYM_OP_SUB),
-        CCGYM_OP_ADD);
-    if (ccgym_num_gt(velocity, max_speed))
-        velocity = max_speed;
-    if (ccgym_num_lt(velocity, ccgym_num_neg(max_speed)))
-        velocity = ccgym_num_neg(max_speed);
-    position = ccgym_num_op(position, velocity, CCGYM_OP_ADD);
-    if (ccgym_num_gt(position, max_position))
-        position = max_position;
-    if (ccgym_num_lt(position, min_position))
-        position = min_position;
-    if (ccgym_num_eq(position, min_position) && ccgym_num_lt(velocity, ccgym_num_py(0.0)))
-        velocity = ccgym_num_py(0.0);
-
-    const int term =
-        ccgym_num_ge(position, goal_position) && ccgym_num_ge(velocity, goal_velocity);
+/* The step's end: the reward and the new state. */
+CCGYM_ALWAYS_INLINE void cmc_finish(const ccgym_continuous_mountain_car_params *p,
+                                    ccgym_continuous_mountain_car_state *s, double a, int at,
+                                    int typed, ccgym_num position, ccgym_num velocity,
+                                    float *obs, double *reward, uint8_t *terminated)
+{
+    const int term = ccgym_num_ge(position, CMC_ATTR(goal_position)) &&
+                     ccgym_num_ge(velocity, CMC_ATTR(goal_velocity));
     double r = term ? 100.0 : 0.0;
     /* math.pow(action[0], 2): libm's pow of the value (the square of a float32
      * is exact in double; the binding refuses a float64 whose square overflows,
      * where math.pow raises OverflowError). */
     r -= (at == CCGYM_T_F32 ? ccgym_pow2_of_f32((float)a) : ccgym_pow2(a)) * 0.1;
 
-    /* self.state = np.array([position, velocity], dtype=np.float32) */
-    const float pos32 = ccgym_f32_opaque(position.v), vel32 = ccgym_f32_opaque(velocity.v);
+    /* self.state = np.array([position, velocity], dtype=np.float32): a
+     * float32 value is one already (a double equal to its float: whatever
+     * the compiler stores is it); another rounded opaquely (ccgym/npmath.h) */
+    const float pos32 = position.t == CCGYM_T_F32 ? (float)position.v
+                                                  : ccgym_f32_opaque(position.v);
+    const float vel32 = velocity.t == CCGYM_T_F32 ? (float)velocity.v
+                                                  : ccgym_f32_opaque(velocity.v);
     s->position = pos32;
     s->velocity = vel32;
-    s->state_f32 = 1;
     *terminated = (uint8_t)term;
     *reward = r;
     obs[0] = pos32;
     obs[1] = vel32;
 }
+
+/* position += velocity and the position's lines. */
+CCGYM_ALWAYS_INLINE void cmc_move(const ccgym_continuous_mountain_car_params *p,
+                                  ccgym_continuous_mountain_car_state *s, double a, int at,
+                                  int typed, ccgym_num position, ccgym_num velocity, float *obs,
+                                  double *reward, uint8_t *terminated)
+{
+    position = ccgym_num_op(position, velocity, CCGYM_OP_ADD);
+    const ccgym_num min_position = CMC_ATTR(min_position);
+    /* (position <= max_position as doubles: see cmc_accelerate) */
+    if (CCGYM_UNLIKELY(!ccgym_num_gt(position, min_position) ||
+                       !(position.v <= CMC_ATTR(max_position).v))) {
+        if (ccgym_num_gt(position, CMC_ATTR(max_position)))
+            position = CMC_ATTR(max_position);
+        if (ccgym_num_lt(position, min_position))
+            position = min_position;
+        if (ccgym_num_eq(position, min_position) && ccgym_num_lt(velocity, ccgym_num_py(0.0)))
+            velocity = ccgym_num_py(0.0);
+        cmc_finish(p, s, a, at, typed, position, velocity, obs, reward, terminated);
+    } else { /* inside (min_position, max_position]: no line above changes a value */
+        cmc_finish(p, s, a, at, typed, position, velocity, obs, reward, terminated);
+    }
+}
+
+/* velocity += force * self.power - 0.0025 * math.cos(3 * position) (c is
+ * the cosine term) and the velocity's lines. */
+CCGYM_ALWAYS_INLINE void cmc_accelerate(const ccgym_continuous_mountain_car_params *p,
+                                        ccgym_continuous_mountain_car_state *s, double a, int at,
+                                        int typed, ccgym_num position, ccgym_num velocity,
+                                        ccgym_num force, double c, float *obs, double *reward,
+                                        uint8_t *terminated)
+{
+    velocity = ccgym_num_op(velocity,
+                            ccgym_num_op(ccgym_num_op(force, CMC_ATTR(power), CCGYM_OP_MUL),
+                                         ccgym_num_py(c), CCGYM_OP_SUB),
+                            CCGYM_OP_ADD);
+    const ccgym_num max_speed = CMC_ATTR(max_speed);
+    /* Within +-max_speed as doubles, it is in every type the lines compare
+     * in: rounding to a type is monotone, round(-m) <= round(v) <= round(m).
+     * Outside (or NaN) the lines decide, in their types. */
+    if (CCGYM_UNLIKELY(!(fabs(velocity.v) <= max_speed.v))) {
+        if (ccgym_num_gt(velocity, max_speed))
+            velocity = max_speed;
+        if (ccgym_num_lt(velocity, ccgym_num_neg(max_speed)))
+            velocity = ccgym_num_neg(max_speed);
+        cmc_move(p, s, a, at, typed, position, velocity, obs, reward, terminated);
+    } else { /* within +-max_speed: neither line changes it */
+        cmc_move(p, s, a, at, typed, position, velocity, obs, reward, terminated);
+    }
+}
+
+/* Gymnasium's step line by line, each value with its type (ccgym/nptype.h):
+ * for any state (float64 right after reset, float32 after a step: `st`),
+ * any action type (an action of enum ccgym_action_type with value `a`) and
+ * any attribute types (the params' *_t tags: a numpy scalar attribute meets
+ * the action and the state with its own dtype; typed = 0: every tag
+ * CCGYM_T_PY). The common case, a float32 action on a float32 state with
+ * Python-float attributes, is this with constant tags, which the compiler
+ * folds into float32 arithmetic (ccgym_continuous_mountain_car_step): one
+ * step body for every type.
+ *
+ * Where a line may replace a value by a bound (a Python float: its type
+ * changes), the lines are run only if one of them would change a value,
+ * and the rest of the step (cmc_accelerate, cmc_move, cmc_finish) is
+ * inlined on each side: on the side where no value changed, the types stay
+ * constants. */
+CCGYM_INLINE void cmc_step_line_by_line(const ccgym_continuous_mountain_car_params *p,
+                                        ccgym_continuous_mountain_car_state *s, double a,
+                                        int action_type, int st, int typed, float *obs,
+                                        double *reward, uint8_t *terminated)
+{
+    const int at = action_type == CCGYM_ACTION_F32   ? CCGYM_T_F32
+                   : action_type == CCGYM_ACTION_F16 ? CCGYM_T_F16
+                   : action_type == CCGYM_ACTION_PY  ? CCGYM_T_PY
+                                                     : CCGYM_T_F64;
+    /* A float32 state is read as float32 values. */
+    const ccgym_num position = ccgym_num_of(ccgym_num_cast(s->position, st), st);
+    ccgym_num velocity = ccgym_num_of(ccgym_num_cast(s->velocity, st), st);
+    if (st != CCGYM_T_F32) /* the state a step leaves: float32 */
+        s->state_f32 = 1;
+
+    /* 0.0025 * math.cos(3 * position), a Python float */
+    const ccgym_num three_pos = ccgym_num_op(ccgym_num_py(3.0), position, CCGYM_OP_MUL);
+    const double c = 0.0025 * cos(three_pos.v);
+
+    /* force = min(max(action[0], self.min_action), self.max_action): Python's
+     * max and min keep their first argument unless the other compares
+     * greater (less), so ties and NaN keep the action */
+    ccgym_num force = ccgym_num_of(a, at);
+    const ccgym_num min_action = CMC_ATTR(min_action), max_action = CMC_ATTR(max_action);
+    /* (within the bounds as doubles: see cmc_accelerate) */
+    if (CCGYM_UNLIKELY(!(a >= min_action.v && a <= max_action.v))) {
+        if (ccgym_num_gt(min_action, force))
+            force = min_action;
+        if (ccgym_num_lt(max_action, force))
+            force = max_action;
+        cmc_accelerate(p, s, a, at, typed, position, velocity, force, c, obs, reward,
+                       terminated);
+    } else { /* within [min_action, max_action]: the action itself */
+        cmc_accelerate(p, s, a, at, typed, position, velocity, force, c, obs, reward,
+                       terminated);
+    }
+}
+#undef CMC_ATTR
+
+/* The state's type: float32 after a step, float64 right after reset. */
+#define CMC_STATE_T(s) ((s)->state_f32 ? CCGYM_T_F32 : CCGYM_T_F64)
 
 /* cmc_step_line_by_line, compiled twice: with the attributes' types, and
  * with Python-number attributes (every tag a constant, so that the
- * compiler folds the type tests away). */
-static void cmc_step_any(const ccgym_continuous_mountain_car_params *p,
-                         ccgym_continuous_mountain_car_state *s, double a, int action_type,
-                         float *obs, double *reward, uint8_t *terminated)
+ * compiler folds the type tests away). Out of line: the default's float32
+ * step takes neither. */
+static CCGYM_COLD void cmc_step_any(const ccgym_continuous_mountain_car_params *p,
+                                    ccgym_continuous_mountain_car_state *s, double a,
+                                    int action_type, float *obs, double *reward,
+                                    uint8_t *terminated)
 {
     if (p->typed)
-        cmc_step_line_by_line(p, s, a, action_type, 1, obs, reward, terminated);
+        cmc_step_line_by_line(p, s, a, action_type, CMC_STATE_T(s), 1, obs, reward, terminated);
     else
-        cmc_step_line_by_line(p, s, a, action_type, 0, obs, reward, terminated);
-}
-
-/* A float32 state where velocity or position reaches a bound (or a value is
- * NaN): cmc_step_any's arithmetic for a float32 state and action, written
- * out. float32 throughout, with a flag for a velocity or position that clipping replaced
- * by a Python float bound (compared as a float64 from then on; its float32
- * rounding is all the float32 sums see). `t` is force * power - c; returns
- * terminated. Out of line: cmc_step_f32 below takes the unclipped steps,
- * nearly all of them. */
-static CCGYM_COLD int cmc_step_f32_bounded(const ccgym_continuous_mountain_car_params *p,
-                                           ccgym_continuous_mountain_car_state *s, float pos0,
-                                           float vel0, float t, float *obs)
-{
-    const float v1 = vel0 + t;
-    int vpy = v1 > (float)p->max_speed;
-    double vd = vpy ? p->max_speed : (double)v1;
-    if (vpy ? vd < -p->max_speed : v1 < (float)-p->max_speed) {
-        vpy = 1;
-        vd = -p->max_speed;
-    }
-    const float pf = pos0 + (float)vd;
-    int ppy = pf > (float)p->max_position;
-    double pd = ppy ? p->max_position : (double)pf;
-    if (ppy ? pd < p->min_position : pf < (float)p->min_position) {
-        ppy = 1;
-        pd = p->min_position;
-    }
-    if ((ppy ? pd == p->min_position : pf == (float)p->min_position) && vd < 0) {
-        vpy = 1;
-        vd = 0.0;
-    }
-    const int term = (ppy ? pd >= p->goal_position : pf >= (float)p->goal_position) &&
-                     (vpy ? vd >= p->goal_velocity : v1 >= (float)p->goal_velocity);
-    const float pos32 = ccgym_f32_opaque(pd), vel32 = ccgym_f32_opaque(vd);
-    s->position = pos32;
-    s->velocity = vel32;
-    obs[0] = pos32;
-    obs[1] = vel32;
-    return term;
-}
-
-/* The common case, a float32 state (every step but the first after a
- * reset). When the new velocity is within +-max_speed and the new position
- * strictly inside (min_position, max_position], no clip applies and every
- * value stays a numpy float32: the step is four float32 operations and two
- * compares, laid out without a taken branch. Anything else (a bound reached,
- * a NaN, which fails every compare) goes to cmc_step_f32_bounded. Both paths
- * are held to Gymnasium live by tests/test_single_parity.py (including edge
- * states at every bound) and test_vector_parity.py. */
-CCGYM_INLINE void cmc_step_f32(const ccgym_continuous_mountain_car_params *p,
-                               ccgym_continuous_mountain_car_state *s, const float *action,
-                               float *obs, double *reward, uint8_t *terminated)
-{
-    const float a = action[0];
-    const float pos0 = (float)s->position, vel0 = (float)s->velocity;
-    const double c = 0.0025 * cos((double)(3.0f * pos0));
-    /* force * power - c: float32, unless a bound (a Python float) replaced
-     * the action in min(max(action[0], min_action), max_action); numpy
-     * compares the float32 action with a Python float in float32. */
-    float t;
-    if (CCGYM_UNLIKELY((float)p->min_action > a)) {
-        const double f = p->max_action < p->min_action ? p->max_action : p->min_action;
-        t = (float)(f * p->power - c);
-    } else if (CCGYM_UNLIKELY((float)p->max_action < a)) {
-        t = (float)(p->max_action * p->power - c);
-    } else {
-        t = a * (float)p->power - (float)c;
-    }
-    const float v1 = vel0 + t;
-    const float pf = pos0 + v1;
-    int term;
-    if (CCGYM_LIKELY(fabsf(v1) <= (float)p->max_speed && pf > (float)p->min_position &&
-                     pf <= (float)p->max_position)) {
-        term = pf >= (float)p->goal_position && v1 >= (float)p->goal_velocity;
-        s->position = pf;
-        s->velocity = v1;
-        obs[0] = pf;
-        obs[1] = v1;
-    } else {
-        term = cmc_step_f32_bounded(p, s, pos0, vel0, t, obs);
-    }
-    double r = term ? 100.0 : 0.0;
-    r -= ccgym_pow2_of_f32(a) * 0.1; /* math.pow(action[0], 2) */
-    *terminated = (uint8_t)term;
-    *reward = r;
+        cmc_step_line_by_line(p, s, a, action_type, CMC_STATE_T(s), 0, obs, reward, terminated);
 }
 
 CCGYM_INLINE void ccgym_continuous_mountain_car_step(
@@ -258,9 +240,12 @@ CCGYM_INLINE void ccgym_continuous_mountain_car_step(
 {
     (void)rng;
     /* p->typed: some attribute is a numpy scalar (a well-predicted test: the
-     * single env's one params set, or a vector env's, where it is 0). */
+     * single env's one params set, or a vector env's, where it is 0). A
+     * float32 action on a float32 state, Python-number attributes: the
+     * line-by-line step at those constant tags. */
     if (CCGYM_LIKELY(s->state_f32 & !p->typed))
-        cmc_step_f32(p, s, action, obs, reward, terminated);
+        cmc_step_line_by_line(p, s, action[0], CCGYM_ACTION_F32, CCGYM_T_F32, 0, obs, reward,
+                              terminated);
     else
         cmc_step_any(p, s, action[0], CCGYM_ACTION_F32, obs, reward, terminated);
 }
@@ -273,7 +258,8 @@ CCGYM_INLINE void ccgym_continuous_mountain_car_step_typed(
     if (CCGYM_UNLIKELY(p->typed))
         cmc_step_any(p, s, action[0], type, obs, reward, terminated);
     else /* Python-number attributes: the tags constants the compiler folds */
-        cmc_step_line_by_line(p, s, action[0], type, 0, obs, reward, terminated);
+        cmc_step_line_by_line(p, s, action[0], type, CMC_STATE_T(s), 0, obs, reward,
+                              terminated);
 }
 
 static inline void ccgym_continuous_mountain_car_reset(

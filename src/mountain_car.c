@@ -79,26 +79,33 @@ void ccgym_mountain_car_params_init(ccgym_mountain_car_params *p, double goal_ve
  * for the attributes' types (the params' *_t tags), the action's
  * (p->action_t) and the state's (s->typed, the *_t tags). force_t may be
  * CCGYM_MC_FORCE_INT, a Python int: (action - 1) * force is then an
- * integer of the action's type. Used only when some type is not the
- * default's (ccgym_mountain_car_step's one flag test). */
-static CCGYM_COLD void mc_step_typed(const ccgym_mountain_car_params *p,
-                                     ccgym_mountain_car_state *s, int64_t action, float *obs,
-                                     uint8_t *terminated)
+ * integer of the action's type.
+ *
+ * typed = 0 (a constant: see ccgym_mountain_car_step) is the default's
+ * types: Python-number attributes and action, a state of two numpy float64s
+ * (the velocity the int 0 at the wall, which computes as 0.0 does: np.clip
+ * makes it a float64 either way). Every tag is then a constant the compiler
+ * folds, and the step is double arithmetic; the state keeps the default's
+ * types (s->typed stays 0). */
+CCGYM_INLINE void mc_step_line_by_line(const ccgym_mountain_car_params *p,
+                                       ccgym_mountain_car_state *s, int64_t action, int typed,
+                                       float *obs, uint8_t *terminated)
 {
-#define MC_ATTR(NAME) ccgym_num_of(p->NAME, (int)p->NAME##_t)
-    const ccgym_num max_speed = MC_ATTR(max_speed), gravity = MC_ATTR(gravity);
-    const ccgym_num min_position = MC_ATTR(min_position), max_position = MC_ATTR(max_position);
-    const ccgym_num goal_position = MC_ATTR(goal_position);
-    const ccgym_num goal_velocity = MC_ATTR(goal_velocity);
-#undef MC_ATTR
-    const int force_int = p->force_t == CCGYM_MC_FORCE_INT;
-    const ccgym_num force = ccgym_num_of(p->force, force_int ? CCGYM_T_PY : (int)p->force_t);
+    /* An attribute with its type, read where it is used (none held across
+     * the cos call, which the compiler cannot move a load past). */
+#define MC_ATTR(NAME) ccgym_num_of(p->NAME, typed ? (int)p->NAME##_t : CCGYM_T_PY)
+    const int force_int = typed && p->force_t == CCGYM_MC_FORCE_INT;
+    const ccgym_num force =
+        ccgym_num_of(p->force, force_int || !typed ? CCGYM_T_PY : (int)p->force_t);
+    const int action_t = typed ? (int)p->action_t : CCGYM_MC_ACTION_PY;
     int pt = CCGYM_T_F64, vt = CCGYM_T_F64;
-    if (s->typed) {
-        pt = (int)s->position_t;
-        vt = (int)s->velocity_t;
-    } else if (s->velocity == 0 && s->position == p->min_position) {
-        vt = CCGYM_MC_T_INT; /* the default step's wall hit */
+    if (typed) {
+        if (s->typed) {
+            pt = (int)s->position_t;
+            vt = (int)s->velocity_t;
+        } else if (s->velocity == 0 && s->position == p->min_position) {
+            vt = CCGYM_MC_T_INT; /* the default step's wall hit */
+        }
     }
     ccgym_num position = ccgym_num_of(s->position, pt);
     ccgym_num velocity = ccgym_num_of(s->velocity, vt == CCGYM_MC_T_INT ? CCGYM_T_PY : vt);
@@ -106,18 +113,18 @@ static CCGYM_COLD void mc_step_typed(const ccgym_mountain_car_params *p,
     /* math.cos(3 * position) * (-self.gravity) */
     const ccgym_num three_pos = ccgym_num_op(ccgym_num_py(3.0), position, CCGYM_OP_MUL);
     const ccgym_num t2 =
-        ccgym_num_op(ccgym_num_py(cos(three_pos.v)), ccgym_num_neg(gravity), CCGYM_OP_MUL);
+        ccgym_num_op(ccgym_num_py(cos(three_pos.v)), ccgym_num_neg(MC_ATTR(gravity)), CCGYM_OP_MUL);
     /* (action - 1) * self.force: a numpy int action promotes with a numpy
      * float16 to float16 (8 bits), float32 (16) or float64 (32, 64 bits),
      * with a Python float to float64; times a Python int it stays an int of
      * its type, which meets t2 as that float type does (a Python float t2:
      * float64). */
     const double am1 = (double)(action - 1);
-    const int aeq = p->action_t == CCGYM_MC_ACTION_I8    ? CCGYM_T_F16
-                    : p->action_t == CCGYM_MC_ACTION_I16 ? CCGYM_T_F32
-                                                         : CCGYM_T_F64;
+    const int aeq = action_t == CCGYM_MC_ACTION_I8    ? CCGYM_T_F16
+                    : action_t == CCGYM_MC_ACTION_I16 ? CCGYM_T_F32
+                                                      : CCGYM_T_F64;
     ccgym_num t1;
-    if (p->action_t == CCGYM_MC_ACTION_PY)
+    if (action_t == CCGYM_MC_ACTION_PY)
         t1 = ccgym_num_op(ccgym_num_py(am1), force, CCGYM_OP_MUL);
     else if (force_int)
         t1 = ccgym_num_of(am1 * force.v, t2.t == CCGYM_T_PY ? CCGYM_T_F64 : aeq);
@@ -128,30 +135,47 @@ static CCGYM_COLD void mc_step_typed(const ccgym_mountain_car_params *p,
 
     /* velocity += t1 + t2; velocity = np.clip(velocity, -max_speed, max_speed) */
     velocity = ccgym_num_op(velocity, ccgym_num_op(t1, t2, CCGYM_OP_ADD), CCGYM_OP_ADD);
+    const ccgym_num max_speed = MC_ATTR(max_speed);
     velocity = ccgym_num_clip(ccgym_num_strong(velocity), ccgym_num_neg(max_speed), max_speed);
     /* position += velocity; position = np.clip(position, min_position, max_position) */
     position = ccgym_num_op(position, velocity, CCGYM_OP_ADD);
-    position = ccgym_num_clip(ccgym_num_strong(position), min_position, max_position);
+    const ccgym_num min_position = MC_ATTR(min_position);
+    position = ccgym_num_clip(ccgym_num_strong(position), min_position, MC_ATTR(max_position));
     vt = velocity.t;
     if (ccgym_num_eq(position, min_position) && ccgym_num_lt(velocity, ccgym_num_py(0.0))) {
         velocity = ccgym_num_py(0.0);
         vt = CCGYM_MC_T_INT;
     }
-    *terminated =
-        (uint8_t)(ccgym_num_ge(position, goal_position) && ccgym_num_ge(velocity, goal_velocity));
+    *terminated = (uint8_t)(ccgym_num_ge(position, MC_ATTR(goal_position)) &&
+                            ccgym_num_ge(velocity, MC_ATTR(goal_velocity)));
+#undef MC_ATTR
 
     s->position = position.v;
     s->velocity = velocity.v;
-    s->position_t = position.t;
-    s->velocity_t = vt;
-    /* The default step's types, which reading the state infers: typed 0. */
-    const int at_wall = velocity.v == 0 && position.v == p->min_position;
-    s->typed = !(position.t == CCGYM_T_F64 &&
-                 (vt == CCGYM_MC_T_INT ? at_wall : vt == CCGYM_T_F64 && !at_wall));
+    if (typed) {
+        s->position_t = position.t;
+        s->velocity_t = vt;
+        /* The default step's types, which reading the state infers: typed 0. */
+        const int at_wall = velocity.v == 0 && position.v == p->min_position;
+        s->typed = !(position.t == CCGYM_T_F64 &&
+                     (vt == CCGYM_MC_T_INT ? at_wall : vt == CCGYM_T_F64 && !at_wall));
+    }
     obs[0] = (float)position.v;
     obs[1] = (float)velocity.v;
 }
 
+/* mc_step_line_by_line with the attributes', action's and state's types
+ * (out of line: only a single env given numpy attribute values or state
+ * takes it). */
+static CCGYM_COLD void mc_step_typed(const ccgym_mountain_car_params *p,
+                                     ccgym_mountain_car_state *s, int64_t action, float *obs,
+                                     uint8_t *terminated)
+{
+    mc_step_line_by_line(p, s, action, 1, obs, terminated);
+}
+
+/* The step: Gymnasium's for the default's types is the line-by-line step
+ * with constant tags (one step body for every type). */
 CCGYM_INLINE void ccgym_mountain_car_step(const ccgym_mountain_car_params *p,
                                           ccgym_mountain_car_state *s, ccgym_pcg64 *rng,
                                           const int64_t *action, float *obs, double *reward,
@@ -160,22 +184,10 @@ CCGYM_INLINE void ccgym_mountain_car_step(const ccgym_mountain_car_params *p,
     (void)rng;
     *reward = -1.0;
     /* Some attribute a numpy scalar, or the state not two numpy float64s. */
-    if (CCGYM_UNLIKELY(p->typed | s->typed)) {
+    if (CCGYM_UNLIKELY(p->typed | s->typed))
         mc_step_typed(p, s, *action, obs, terminated);
-        return;
-    }
-    double position = s->position, velocity = s->velocity;
-    velocity += (double)(*action - 1) * p->force + cos(3 * position) * (-p->gravity);
-    velocity = ccgym_npy_clip(velocity, -p->max_speed, p->max_speed);
-    position += velocity;
-    position = ccgym_npy_clip(position, p->min_position, p->max_position);
-    if (position == p->min_position && velocity < 0)
-        velocity = 0;
-    *terminated = (uint8_t)(position >= p->goal_position && velocity >= p->goal_velocity);
-    s->position = position;
-    s->velocity = velocity;
-    obs[0] = (float)position;
-    obs[1] = (float)velocity;
+    else
+        mc_step_line_by_line(p, s, *action, 0, obs, terminated);
 }
 
 static inline void ccgym_mountain_car_reset(const ccgym_mountain_car_params *p,

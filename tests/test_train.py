@@ -1,7 +1,8 @@
 """``ccgym train``'s hyperparameters are the installed RL Zoo's: for every
 ccgym id an algorithm can train, what the command uses equals the Zoo's own
-``hyperparams/<algo>.yml`` entry (its ``default`` entry for an id the Zoo
-does not tune, as the Zoo's train takes), read independently here from the
+``hyperparams/<algo>.yml`` entry (for an id the Zoo does not tune, that of
+the Gymnasium id it mirrors, else its ``default`` entry, as the Zoo's train
+takes), read independently here from the
 installed rl_zoo3 package; without rl_zoo3 the command says how to install it."""
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ if importlib.util.find_spec("rl_zoo3") is None:
 
 import ccgym  # noqa: E402
 from ccgym import train  # noqa: E402
+from reference import reference_id  # noqa: E402
 
 ZOO_DIR = list(importlib.util.find_spec("rl_zoo3").submodule_search_locations)[0]
 
@@ -28,8 +30,11 @@ def zoo_yaml(algo: str) -> dict:
 
 
 def zoo_entry(env_id: str, algo: str) -> dict:
+    """Its own entry, else that of the Gymnasium id it mirrors (a scaffolded
+    id: tests/reference.py), else the Zoo's default."""
     table = zoo_yaml(algo)
-    return table[env_id] if env_id in table else table["default"]
+    ref = reference_id(env_id)
+    return table[env_id] if env_id in table else table[ref] if ref in table else table["default"]
 
 
 CASES = [(algo, env_id) for algo in train.ALGOS for env_id in ccgym.ENV_IDS
@@ -40,6 +45,27 @@ CASES = [(algo, env_id) for algo in train.ALGOS for env_id in ccgym.ENV_IDS
 def test_every_trainable_id_is_covered():
     assert {a for a, _ in CASES} == set(train.ALGOS)
     assert {(a, i) for a in train.ALGOS for i in train.algo_env_ids(a)} == set(CASES)
+
+
+def test_zoo_id_is_the_mirrored_gymnasium_id():
+    for env_id in ccgym.ENV_IDS:
+        assert train.zoo_id(env_id) == reference_id(env_id)
+
+
+def test_an_id_without_an_entry_takes_the_mirrored_ids(monkeypatch):
+    """An id neither Gymnasium nor the Zoo knows, whose def mirrors
+    Pendulum's class (as a scaffolded PendulumCopy-v1), takes Pendulum-v1's
+    entries, not the Zoo's default."""
+    from ccgym import _frontend
+
+    kind, real = _frontend.env_kind("Pendulum-v1"), _frontend.env_kind
+    monkeypatch.setattr(_frontend, "env_kind",
+                        lambda i: kind if i == "PendulumCopy-v1" else real(i))
+    assert train.zoo_id("PendulumCopy-v1") == "Pendulum-v1"
+    for algo in ("ppo", "a2c", "sac", "td3"):
+        assert "PendulumCopy-v1" not in zoo_yaml(algo)
+        assert zoo_yaml(algo)["Pendulum-v1"] != zoo_yaml(algo)["default"]
+        assert train.default_hyperparams("PendulumCopy-v1", algo) == zoo_yaml(algo)["Pendulum-v1"]
 
 
 @pytest.mark.parametrize(("algo", "env_id"), CASES)

@@ -10,7 +10,8 @@
 # suite's files that iterate over the registry.
 #
 # Usage: tools/scaffold_check.sh [-o WORKDIR]   (default: a temp dir, removed)
-# Measured on the 2-core machine: ~1-2 min (one wheel build, torch from local disk, seconds of tests).
+# Measured on the 2-core machine: ~1-2 min for the build and the new env's tests, plus ~2 min
+# for the registry-wide files (test_vector_api, test_state, test_sb3, test_render: 125 s).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
@@ -51,7 +52,7 @@ python3 -m venv "$WORK/venv"
 # then resolves to it), so that the SB3 case of test_new_env.py runs too.
 "$WORK/venv/bin/python" -m pip install -q torch==2.13.0 >"$WORK/install.log" 2>&1 \
   || { tail -40 "$WORK/install.log"; exit 1; }
-"$WORK/venv/bin/python" -m pip install -q torch==2.13.0 "$TREE[test,sb3]" >>"$WORK/install.log" 2>&1 \
+"$WORK/venv/bin/python" -m pip install -q torch==2.13.0 "$TREE[test,sb3,render,zoo]" >>"$WORK/install.log" 2>&1 \
   || { tail -40 "$WORK/install.log"; exit 1; }
 log "built and installed in $((SECONDS - start)) s"
 # From outside the tree, so that the installed package is what runs.
@@ -59,4 +60,11 @@ cd "$WORK"
 "$WORK/venv/bin/python" -c "import gymnasium as gym, ccgym; e = gym.make('ccgym/PendulumCopy-v1'); print(e, e.reset(seed=0)[0])"
 CCGYM_EXPECT_SCAFFOLD=1 "$WORK/venv/bin/python" -m pytest -p no:cacheprovider -q -rs "$TREE/tests/test_new_env.py" \
   "$TREE/tests/test_env_table.py"
+log "new env's own tests done in $((SECONDS - start)) s"
+# The test files that iterate over the registry, run on the scaffolded build:
+# the new id in the vector API, snapshots, SB3 (with the RL Zoo: its
+# hyperparameters are the mirrored id's) and rendering (about 2 min on 2 cores).
+"$WORK/venv/bin/python" -m pytest -p no:cacheprovider -q -rs -n 2 "$TREE/tests/test_vector_api.py" \
+  "$TREE/tests/test_state.py" "$TREE/tests/test_sb3.py" "$TREE/tests/test_render.py" \
+  "$TREE/tests/test_train.py"
 log "done in $((SECONDS - start)) s"

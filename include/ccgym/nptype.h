@@ -101,21 +101,28 @@ CCGYM_NUM_INLINE ccgym_num ccgym_num_pow2(ccgym_num a)
     return ccgym_num_of(ccgym_pow2(a.v), a.t);
 }
 
-/* Comparisons, both sides cast to their promoted type. */
+/* Comparisons, both sides cast to their promoted type (float32 values
+ * compared as floats: the same result, no double round trips). */
 CCGYM_NUM_INLINE int ccgym_num_gt(ccgym_num a, ccgym_num b)
 {
     const int t = ccgym_num_promote(a.t, b.t);
+    if (t == CCGYM_T_F32)
+        return (float)a.v > (float)b.v;
     return ccgym_num_as(a, t) > ccgym_num_as(b, t);
 }
 CCGYM_NUM_INLINE int ccgym_num_lt(ccgym_num a, ccgym_num b) { return ccgym_num_gt(b, a); }
 CCGYM_NUM_INLINE int ccgym_num_ge(ccgym_num a, ccgym_num b)
 {
     const int t = ccgym_num_promote(a.t, b.t);
+    if (t == CCGYM_T_F32)
+        return (float)a.v >= (float)b.v;
     return ccgym_num_as(a, t) >= ccgym_num_as(b, t);
 }
 CCGYM_NUM_INLINE int ccgym_num_eq(ccgym_num a, ccgym_num b)
 {
     const int t = ccgym_num_promote(a.t, b.t);
+    if (t == CCGYM_T_F32)
+        return (float)a.v == (float)b.v;
     return ccgym_num_as(a, t) == ccgym_num_as(b, t);
 }
 

@@ -72,12 +72,39 @@ def zoo_table(algo: str) -> dict[str, dict[str, Any]]:
         return yaml.safe_load(f)
 
 
+def zoo_id(env_id: str) -> str:
+    """The id whose Zoo entry ``env_id`` takes when the Zoo has none of its
+    own: an id Gymnasium registers is itself; one Gymnasium lacks (an env
+    ``tools/new_env.py`` scaffolded) is the Gymnasium id whose entry-point
+    class is the one its C def mirrors (the def's ``gym_class``), at the same
+    version (``PendulumCopy-v1`` -> ``Pendulum-v1``); itself if there is no
+    single such id."""
+    import gymnasium as gym
+
+    from ccgym import _core, _frontend
+
+    if env_id in gym.registry:
+        return env_id
+    gym_class = _core.env_info(_frontend.env_kind(env_id)).gym_class
+    version = env_id.rpartition("-")[2]
+    found = [gid for gid, spec in gym.registry.items()
+             if "/" not in gid and isinstance(spec.entry_point, str)
+             and spec.entry_point.rpartition(":")[2] == gym_class
+             and gid.rpartition("-")[2] == version]
+    return found[0] if len(found) == 1 else env_id
+
+
 def default_hyperparams(env_id: str, algo: str) -> dict[str, Any]:
     """The installed Zoo's entry for (env_id, algo), as its YAML holds it (a
-    copy): for an id it does not tune (CartPole-v0), its ``default`` entry,
-    as the Zoo's own train and ``python -m ccgym.zoo`` take; {} without one."""
+    copy): for an id it does not tune, that of the Gymnasium id it mirrors
+    (:func:`zoo_id`: a new env needs no Zoo entry), else its ``default``
+    entry (CartPole-v0), as the Zoo's own train and ``python -m ccgym.zoo``
+    take; {} without one."""
     table = zoo_table(algo)
-    return copy.deepcopy(table.get(env_id, table.get("default", {})))
+    for key in (env_id, zoo_id(env_id)):
+        if key in table:
+            return copy.deepcopy(table[key])
+    return copy.deepcopy(table.get("default", {}))
 
 
 def __getattr__(name: str) -> Any:
