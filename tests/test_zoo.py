@@ -27,6 +27,7 @@ import yaml  # noqa: E402
 
 import ccgym  # noqa: E402
 import ccgym.zoo  # noqa: E402
+from ccgym import train  # noqa: E402
 
 CONFIG_ALGOS = ["a2c", "ddpg", "dqn", "ppo", "sac", "td3"]
 
@@ -40,16 +41,33 @@ def zoo_yml(algo):
 
 @pytest.mark.parametrize("algo", CONFIG_ALGOS)
 def test_config_modules_are_the_zoos_tables(algo):
-    """ccgym.zoo.<algo>.hyperparams: the Zoo's file, plus ccgym/<Id> = <Id>."""
+    """ccgym.zoo.<algo>.hyperparams: the Zoo's file, plus ccgym/<Id> = <Id>
+    (for an id Gymnasium lacks, = the id its def mirrors, train.zoo_id)."""
     module = __import__(f"ccgym.zoo.{algo}", fromlist=["hyperparams"])
     table, ref = module.hyperparams, zoo_yml(algo)
     added = {k: v for k, v in table.items() if k not in ref}
     assert {k: table[k] for k in ref} == ref, "the Zoo's own entries must be untouched"
-    expected = {f"ccgym/{i}": ref[i] for i in ccgym.ENV_IDS if i in ref}
+    source = {i: train.zoo_id(i) for i in ccgym.ENV_IDS}
+    expected = {f"ccgym/{i}": ref[source[i]] for i in ccgym.ENV_IDS if source[i] in ref}
     assert added == expected
     assert expected, f"the Zoo tunes no ccgym id for {algo}?"
     for key in expected:  # copies, not shared objects the Zoo would mutate twice
-        assert table[key] is not table[key.removeprefix("ccgym/")]
+        assert table[key] is not table[source[key.removeprefix("ccgym/")]]
+
+
+def test_a_new_id_gets_the_mirrored_ids_entries(monkeypatch):
+    """An id neither Gymnasium nor the Zoo knows whose def mirrors Pendulum's
+    class (as a scaffolded PendulumCopy-v1) gets ccgym/PendulumCopy-v1 =
+    the Zoo's Pendulum-v1 entry, not nothing (the Zoo would use its default)."""
+    from ccgym import _frontend
+
+    kind, real = _frontend.env_kind("Pendulum-v1"), _frontend.env_kind
+    monkeypatch.setattr(_frontend, "env_kind",
+                        lambda i: kind if i == "PendulumCopy-v1" else real(i))
+    monkeypatch.setattr(ccgym, "ENV_IDS", (*ccgym.ENV_IDS, "PendulumCopy-v1"))
+    table, ref = ccgym.zoo.zoo_hyperparams("ppo"), zoo_yml("ppo")
+    assert "PendulumCopy-v1" not in ref and ref["Pendulum-v1"] != ref.get("default")
+    assert table["ccgym/PendulumCopy-v1"] == ref["Pendulum-v1"]
 
 
 def test_ppo_cartpole_is_the_zoos_tuned_entry():

@@ -66,5 +66,5 @@ log "new env's own tests done in $((SECONDS - start)) s"
 # hyperparameters are the mirrored id's) and rendering (about 2 min on 2 cores).
 "$WORK/venv/bin/python" -m pytest -p no:cacheprovider -q -rs -n 2 "$TREE/tests/test_vector_api.py" \
   "$TREE/tests/test_state.py" "$TREE/tests/test_sb3.py" "$TREE/tests/test_render.py" \
-  "$TREE/tests/test_train.py"
+  "$TREE/tests/test_train.py" "$TREE/tests/test_zoo.py"
 log "done in $((SECONDS - start)) s"

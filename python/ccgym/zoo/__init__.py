@@ -7,7 +7,8 @@ modules ``ccgym.zoo.<algo>`` (``a2c``, ``ddpg``, ``dqn``, ``ppo``, ``sac``,
 ``td3``) are configs its ``--conf-file`` accepts: each one's ``hyperparams``
 is the installed Zoo's own ``hyperparams/<algo>.yml``, read when the module is
 imported, plus a ``ccgym/<Id>`` entry equal to the Zoo's ``<Id>`` entry for
-every ccgym id the file tunes. Nothing is copied, so nothing can drift::
+every ccgym id the file tunes (for a new env, the entry of the Gymnasium id
+its def mirrors). Nothing is copied, so nothing can drift::
 
     python -m rl_zoo3.train --algo ppo --env ccgym/CartPole-v1 --gym-packages ccgym \\
         --conf-file ccgym.zoo.ppo
@@ -62,15 +63,21 @@ def zoo_hyperparams_file(algo: str) -> str:
 
 def zoo_hyperparams(algo: str) -> dict[str, Any]:
     """The Zoo's hyperparameter table for ``algo`` with ``ccgym/<Id>`` keys
-    added: each a copy of the Zoo's entry for ``<Id>`` (ids the Zoo does not
-    tune, such as CartPole-v0, get its ``default`` entry, as stock ids do)."""
+    added: each a copy of the Zoo's entry for ``<Id>``, or, for an id the Zoo
+    and Gymnasium do not know (one ``tools/new_env.py`` scaffolded), for the
+    Gymnasium id its def mirrors (:func:`ccgym.train.zoo_id`, as
+    ``ccgym train`` does). Ids the Zoo does not tune, such as CartPole-v0, get
+    its ``default`` entry, as stock ids do."""
     import yaml
+
+    from ccgym.train import zoo_id
 
     with open(zoo_hyperparams_file(algo)) as f:
         table = yaml.safe_load(f)
     for env_id in ccgym.ENV_IDS:
-        if env_id in table:
-            table[f"ccgym/{env_id}"] = copy.deepcopy(table[env_id])
+        source = zoo_id(env_id)
+        if source in table:
+            table[f"ccgym/{env_id}"] = copy.deepcopy(table[source])
     return table
 
 
