@@ -10,7 +10,8 @@ cimport numpy as cnp
 from libc.stdint cimport int64_t, uint8_t, uint64_t, uintptr_t
 from libc.stdlib cimport calloc, free
 
-from ccgym._core import ENV_KINDS, c_array, env_info
+from ccgym import _core
+from ccgym._core import c_array, env_info
 
 cnp.import_array()
 
@@ -22,7 +23,7 @@ cdef extern from "ccgym/rng.h" nogil:
 
 
 cdef extern from "ccgym/ceiling.h" nogil:
-    double ccgym_ceiling_run(int env, size_t n, int64_t steps, void *state, void *rng,
+    double ccgym_ceiling_run(const void *d, size_t n, int64_t steps, void *state, void *rng,
                              const void *actions, size_t n_action_rows, float *obs,
                              double *reward, uint8_t *terminated, int n_threads, int cpu_clock)
 
@@ -69,7 +70,7 @@ cdef class Run:
     cdef float *_obs
     cdef double *_reward
     cdef uint8_t *_terminated
-    cdef int _env
+    cdef const void *_def
     cdef int64_t _n_actions
     cdef readonly str kind
     cdef readonly Py_ssize_t num_envs
@@ -104,7 +105,7 @@ cdef class Run:
         self._obs = <float *>(base + o_obs)
         self._reward = <double *>(base + o_rew)
         self._terminated = <uint8_t *>(base + o_term)
-        self._env = info.index
+        self._def = <const void *><uintptr_t>_core.def_address(kind)
         self._n_actions = info.n_actions
         self.kind = kind
         self.num_envs = n
@@ -167,7 +168,7 @@ cdef class Run:
         cdef size_t rows = a.shape[0]
         cdef double seconds
         with nogil:
-            seconds = ccgym_ceiling_run(self._env, n, steps, self._states, self._rng, ap, rows,
+            seconds = ccgym_ceiling_run(self._def, n, steps, self._states, self._rng, ap, rows,
                                         self._obs, self._reward, self._terminated,
                                         num_threads, cpu_clock)
         if seconds < 0:
