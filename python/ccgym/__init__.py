@@ -30,6 +30,7 @@ from ccgym._version import __version__
 from ccgym._frontend import InvalidAction, InvalidActionType, InvalidActionValue
 from ccgym._registration import ENV_IDS, ENV_SPECS, vector_class_name
 from ccgym._registration import register as _register
+from ccgym._plugins import register_c_env
 from ccgym.envs import (
     AcrobotEnv,
     CartPoleEnv,
@@ -82,6 +83,6 @@ def get_cmake_dir() -> str:
     return os.path.join(os.path.dirname(os.path.abspath(__file__)), "cmake")
 
 
-__all__ = ["ENV_IDS", "get_cmake_dir", "get_include", "InvalidAction", "InvalidActionType", "InvalidActionValue",
+__all__ = ["ENV_IDS", "get_cmake_dir", "register_c_env", "get_include", "InvalidAction", "InvalidActionType", "InvalidActionValue",
            "__version__", "make_vec"]
 __all__ += envs.__all__

@@ -336,6 +336,9 @@ cdef extern from "Python.h":
     void *PyCapsule_GetPointer(object capsule, const char *name) except? NULL
 
 
+cdef extern from "string.h" nogil:
+    size_t strnlen(const char *s, size_t maxlen)
+
 cdef int _MAX_NAME = 64
 
 
@@ -344,8 +347,9 @@ cdef str _c_str(const char *s, str what, bint required=True):
         if required:
             raise ValueError(f"malformed env def: {what} is NULL")
         return None
-    cdef bytes raw = s[:_MAX_NAME + 1]
-    if len(raw) > _MAX_NAME:
+    cdef size_t n = strnlen(s, _MAX_NAME + 1)
+    cdef bytes raw = s[:n]
+    if n > <size_t>_MAX_NAME:
         raise ValueError(f"malformed env def: {what} is longer than {_MAX_NAME} characters")
     try:
         return raw.decode("ascii")
@@ -1050,6 +1054,10 @@ cdef class Batch:
     cdef int64_t _single_action_i
     cdef float _single_action_f
     cdef double _single_action_d
+    # A single action of action_dim > 1 (a registered def's; at most
+    # CCGYM_MAX_OBS_DIM, register_c_def's bound).
+    cdef float _single_action_fv[16]
+    cdef double _single_action_dv[16]
     cdef dict _action_types         # the rule table's "types" (continuous envs)
     cdef bint _square_overflows
     cdef bint _unsigned_zero_wraps
@@ -1796,19 +1804,31 @@ cdef class Batch:
                     f"{action!r} ({type(action).__name__}) is not a valid action for "
                     f"Discrete({self.n_actions}): expected an integer")
             a = &self._single_action_i
-        elif _canonical(action, cnp.NPY_FLOAT32, 1, -1, False):
-            self._single_action_f = (<const float *>cnp.PyArray_DATA(<cnp.ndarray>action))[0]
-            a = &self._single_action_f
+        elif _canonical(action, cnp.NPY_FLOAT32, self.action_dim, -1, False):
+            if self.action_dim == 1:
+                self._single_action_f = (<const float *>cnp.PyArray_DATA(<cnp.ndarray>action))[0]
+                a = &self._single_action_f
+            else:
+                memcpy(self._single_action_fv, cnp.PyArray_DATA(<cnp.ndarray>action),
+                       sizeof(float) * self.action_dim)
+                a = self._single_action_fv
         else:
             # Gymnasium computes in the dtype it is given (_action_rules).
             try:
-                arr = self._typed_actions(action, 1, -1, False, "action", &t)
+                arr = self._typed_actions(action, self.action_dim, -1, False, "action", &t)
             except (TypeError, ValueError) as e:
                 raise (self.invalid_action_type_error if isinstance(e, TypeError)
                        else self.invalid_action_error)(
-                    f"{action!r} is not a valid action: expected an array of shape (1,) "
-                    f"of real numbers ({e})") from None
-            if t == CCGYM_ACTION_F32:
+                    f"{action!r} is not a valid action: expected an array of shape "
+                    f"({self.action_dim},) of real numbers ({e})") from None
+            if self.action_dim > 1:
+                memcpy(self._single_action_fv if t == CCGYM_ACTION_F32
+                       else <void *>self._single_action_dv, cnp.PyArray_DATA(<cnp.ndarray>arr),
+                       (sizeof(float) if t == CCGYM_ACTION_F32 else sizeof(double))
+                       * self.action_dim)
+                a = self._single_action_fv if t == CCGYM_ACTION_F32 \
+                    else <void *>self._single_action_dv
+            elif t == CCGYM_ACTION_F32:
                 self._single_action_f = (<const float *>cnp.PyArray_DATA(<cnp.ndarray>arr))[0]
                 a = &self._single_action_f
             else:

@@ -9,6 +9,7 @@ import importlib.util
 
 import numpy as np
 
+from ccgym._registration import gym_id
 from ccgym.benchmarks import harness
 from ccgym.benchmarks.harness import ACTION_BATCHES, Factory, Skip, draw_actions
 
@@ -85,7 +86,7 @@ def single_factory(env_id: str, impl: str) -> Factory:
         elif impl == GYM_MAKE:
             env = gym.make(env_id)
         else:
-            env = gym.make(f"ccgym/{env_id}")
+            env = gym.make(gym_id(env_id))
         return harness.single_loop(env, draw_actions(env.action_space)), 1, env.close
 
     return make

@@ -35,6 +35,7 @@ import sys
 from typing import Any
 
 import ccgym
+from ccgym._registration import gym_id
 
 __all__ = ["ExperimentManager", "main", "zoo_hyperparams", "zoo_hyperparams_file"]
 
@@ -70,7 +71,7 @@ def zoo_hyperparams(algo: str) -> dict[str, Any]:
         table = yaml.safe_load(f)
     for env_id in ccgym.ENV_IDS:
         if env_id in table:
-            table[f"ccgym/{env_id}"] = copy.deepcopy(table[env_id])
+            table[gym_id(env_id)] = copy.deepcopy(table[env_id])
     return table
 
 
