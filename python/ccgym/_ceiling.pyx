@@ -145,21 +145,29 @@ cdef class Run:
     def run(self, actions, int64_t steps, int num_threads=1, bint cpu_clock=False):
         """Steps every instance `steps` times; step t takes actions[t % K] from
         actions of shape (K, N) (int64, discrete) or (K, N) / (K, N, 1)
-        (float32, continuous), in native byte order. Returns the loop's time
+        (float32, continuous; (K, N, action_dim) for action_dim > 1), in
+        native byte order. Returns the loop's time
         in seconds, measured inside C: wall time, or the calling thread's CPU
         time if cpu_clock."""
         want = action_dtype(self.kind)
         cdef cnp.ndarray a = np.asarray(actions)
         if a.dtype != want:  # native byte order only (test_env_table)
             raise TypeError(f"{self.kind} ceiling actions must be {want}, got {a.dtype}")
-        if a.ndim == 3 and a.shape[2] == 1 and a.dtype == np.float32:
-            a = a.reshape(a.shape[0], a.shape[1])
         cdef Py_ssize_t n = self.num_envs
-        if a.ndim != 2 or a.shape[1] != n or a.shape[0] < 1:
-            raise ValueError(f"actions must have shape (K, {n}), got {np.shape(actions)}")
-        # C reads the rows as one aligned, contiguous, native array: the
-        # binding's one checked path (ccgym._core.c_array) makes sure of it.
-        a = c_array(a, want, a.shape[0], n, "actions")
+        cdef Py_ssize_t dim = env_info(self.kind).action_dim
+        if dim > 1:  # (K, N, dim) only: C reads rows of N * dim floats
+            if a.ndim != 3 or a.shape[1] != n or a.shape[2] != dim or a.shape[0] < 1:
+                raise ValueError(f"actions must have shape (K, {n}, {dim}), "
+                                 f"got {np.shape(actions)}")
+            a = c_array(a.reshape(a.shape[0], n * dim), want, a.shape[0], n * dim, "actions")
+        else:
+            if a.ndim == 3 and a.shape[2] == 1 and a.dtype == np.float32:
+                a = a.reshape(a.shape[0], a.shape[1])
+            if a.ndim != 2 or a.shape[1] != n or a.shape[0] < 1:
+                raise ValueError(f"actions must have shape (K, {n}), got {np.shape(actions)}")
+            # C reads the rows as one aligned, contiguous, native array: the
+            # binding's one checked path (ccgym._core.c_array) makes sure of it.
+            a = c_array(a, want, a.shape[0], n, "actions")
         if a.dtype == np.int64 and a.size and (a.min() < 0 or a.max() >= self._n_actions):
             raise ValueError(f"discrete actions must be in [0, {self._n_actions})")
         if steps < 0:

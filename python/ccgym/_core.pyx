@@ -480,6 +480,51 @@ def register_c_def(capsule):
     return kind
 
 
+# For the tests (tests/test_plugin_api.py): capsules of altered copies of a
+# stock def, as a plugin's would come. Never freed (nor are registered defs).
+_TEST_KEEP = []
+
+cdef extern from "Python.h":
+    object PyCapsule_New(void *pointer, const char *name, void *destructor)
+
+
+def _test_def_capsule(str kind, str name=None, api_version=None,
+                      str capsule_name=ENV_DEF_CAPSULE, bint bounds=True, obs_dim=None,
+                      bint null_step=False):
+    """A capsule holding a copy of kind's exact def: renamed ``name``, with
+    ``api_version`` and ``obs_dim`` if given, observation (and action) bounds
+    of +-inf unless not ``bounds``, a NULL
+    step_range with ``null_step``; its fast def is itself."""
+    cdef ccgym_env_def *d = <ccgym_env_def *>calloc(1, sizeof(ccgym_env_def))
+    if d == NULL:
+        raise MemoryError
+    memcpy(d, _env_def(kind), sizeof(ccgym_env_def))
+    d.fast = d
+    cdef bytes b_name, b_cap = capsule_name.encode()
+    _TEST_KEEP.append(b_cap)
+    if name is not None:
+        b_name = name.encode()
+        _TEST_KEEP.append(b_name)
+        d.name = b_name
+    if api_version is not None:
+        d.api_version = api_version
+    if obs_dim is not None:
+        d.obs_dim = obs_dim
+    if null_step:
+        d.step_range = NULL
+    cdef float *f
+    cdef int k
+    if bounds:
+        f = <float *>calloc(2 * (CCGYM_MAX_OBS_DIM + 1), sizeof(float))
+        d.obs_low, d.obs_high = f, f + CCGYM_MAX_OBS_DIM + 1
+        if d.action_dim:
+            d.action_low, d.action_high = f, f + CCGYM_MAX_OBS_DIM + 1
+        for k in range(CCGYM_MAX_OBS_DIM + 1):
+            f[k] = -np.inf
+            f[CCGYM_MAX_OBS_DIM + 1 + k] = np.inf
+    return PyCapsule_New(d, b_cap, NULL)
+
+
 cdef object _floats(const float *p, int n):
     return None if p == NULL else np.array([p[k] for k in range(n)], dtype=np.float32)
 

@@ -1488,7 +1488,12 @@ class CEnv(_CoreEnv):
         # (recorded, not written: the C params hold them already).
         record = self._core.params_buffer.view(info.params_dtype)[0]
         for attr, field in info.attributes.items():
-            setattr(self, attr, params[field] if field in params else record[field].item())
+            value = params[field] if field in params else record[field].item()
+            if attr in info.switches:  # as Gymnasium's attribute holds it
+                choices = info.switches[attr]
+                value = bool(value) if choices is None else \
+                    choices[0] if value or len(choices) == 1 else choices[1]
+            setattr(self, attr, value)
         obs_low, obs_high, act_low, act_high, _ = _core.def_spaces(self.kind)
         self.observation_space = spaces.Box(obs_low, obs_high, dtype=np.float32)
         if info.action_dim:
