@@ -36,10 +36,12 @@ def has_fast(env_id: str) -> bool:
 
 
 def gym_has(env_id: str) -> bool:
-    """Whether Gymnasium itself registers the id (the reference rows)."""
+    """Whether Gymnasium itself registers the id (the reference rows); not a
+    plugin's id (ccgym.register_c_env), which ccgym registers under that very
+    name and which has no Gymnasium env to compare with."""
     import gymnasium as gym
 
-    return env_id in gym.registry
+    return env_id in gym.registry and gym_id(env_id) != env_id
 
 
 def gym_has_vector(env_id: str) -> bool:
