@@ -170,3 +170,28 @@ def test_registered_def_runs_everywhere():
     r = subprocess.run([sys.executable, "-c", SCRIPT], capture_output=True, text=True,
                        timeout=300, cwd=ROOT, env={**os.environ, "PYTHONWARNINGS": "error"})
     assert r.returncode == 0 and r.stdout.strip().endswith("OK"), r.stdout + r.stderr
+
+
+@pytest.mark.parametrize("env_id", ccgym.ENV_IDS)
+def test_stock_defs_state_gymnasiums_spaces(env_id):
+    """Every def states its spaces (a plugin's single env takes them): the
+    stock defs' are Gymnasium's, bit for bit."""
+    import gymnasium as gym
+    from reference import reference_id
+
+    from ccgym._frontend import env_kind
+
+    import warnings
+
+    with warnings.catch_warnings():  # CartPole-v0's "out of date"
+        warnings.simplefilter("ignore", DeprecationWarning)
+        ref = gym.make(reference_id(env_id)).unwrapped
+    low, high, alow, ahigh, _ = _core.def_spaces(env_kind(env_id))
+    assert low.tobytes() == ref.observation_space.low.tobytes()
+    assert high.tobytes() == ref.observation_space.high.tobytes()
+    if isinstance(ref.action_space, gym.spaces.Box):
+        assert alow.tobytes() == ref.action_space.low.tobytes()
+        assert ahigh.tobytes() == ref.action_space.high.tobytes()
+    else:
+        assert alow is None and ahigh is None
+        assert ref.action_space.n == _core.env_info(env_kind(env_id)).n_actions

@@ -254,10 +254,11 @@ typedef struct ccgym_env_def {
      * doubles), for both defs; NULL for discrete envs. */
     void (*typed_step_range)(const struct ccgym_batch *b, const void *actions, size_t begin,
                              size_t end);
-    /* The spaces of an env without a Gymnasium class (a plugin's; NULL for
-     * the stock envs, whose single-env classes state Gymnasium's): the
-     * observation Box's float32 bounds (obs_dim each; +-INFINITY allowed)
-     * and, for a continuous env, the action Box's (action_dim each). */
+    /* The spaces: the observation Box's float32 bounds (obs_dim each;
+     * +-INFINITY allowed) and, for a continuous env, the action Box's
+     * (action_dim each). A plugin's single env takes them (ccgym.envs.CEnv);
+     * the stock envs state Gymnasium's (tests/test_plugin_api.py checks
+     * them against it), whose classes build the same spaces themselves. */
     const float *obs_low, *obs_high;
     const float *action_low, *action_high;
     /* Draws a frame for rgb_array rendering when the def names no scene

@@ -492,8 +492,8 @@ def _test_def_capsule(str kind, str name=None, api_version=None,
                       str capsule_name=ENV_DEF_CAPSULE, bint bounds=True, obs_dim=None,
                       bint null_step=False):
     """A capsule holding a copy of kind's exact def: renamed ``name``, with
-    ``api_version`` and ``obs_dim`` if given, observation (and action) bounds
-    of +-inf unless not ``bounds``, a NULL
+    ``api_version`` and ``obs_dim`` if given, no observation bounds with
+    ``bounds`` false, a NULL
     step_range with ``null_step``; its fast def is itself."""
     cdef ccgym_env_def *d = <ccgym_env_def *>calloc(1, sizeof(ccgym_env_def))
     if d == NULL:
@@ -512,16 +512,8 @@ def _test_def_capsule(str kind, str name=None, api_version=None,
         d.obs_dim = obs_dim
     if null_step:
         d.step_range = NULL
-    cdef float *f
-    cdef int k
-    if bounds:
-        f = <float *>calloc(2 * (CCGYM_MAX_OBS_DIM + 1), sizeof(float))
-        d.obs_low, d.obs_high = f, f + CCGYM_MAX_OBS_DIM + 1
-        if d.action_dim:
-            d.action_low, d.action_high = f, f + CCGYM_MAX_OBS_DIM + 1
-        for k in range(CCGYM_MAX_OBS_DIM + 1):
-            f[k] = -np.inf
-            f[CCGYM_MAX_OBS_DIM + 1 + k] = np.inf
+    if not bounds:
+        d.obs_low = NULL
     return PyCapsule_New(d, b_cap, NULL)
 
 
