@@ -72,6 +72,8 @@ def test_find_package(tmp_path):
 
 
 def test_register_refusals():
+    import gymnasium as gym
+
     kinds = _core.ENV_KINDS
     with pytest.raises(TypeError, match="PyCapsule"):
         _core.register_c_def(object())
@@ -94,9 +96,16 @@ def test_register_refusals():
         ccgym.register_c_env(_core._test_def_capsule("CartPole", "Bad4"), id="ccgym/Bad4-v0")
     with pytest.raises(ValueError, match="namespace"):
         ccgym.register_c_env(_core._test_def_capsule("CartPole", "Bad5"), id="NoSpace-v0")
+    gym.register(id="test/Taken-v0", entry_point="gymnasium.envs.classic_control:CartPoleEnv")
+    try:
+        with pytest.raises(ValueError, match="registered with Gymnasium already"):
+            ccgym.register_c_env(_core._test_def_capsule("CartPole", "Bad6"), id="test/Taken-v0")
+    finally:
+        del gym.registry["test/Taken-v0"]
     # Refused calls leave the table as it was.
     assert _core.ENV_KINDS == kinds
-    assert all(k not in _core.ENV_INFO for k in ("Wrong1", "Old1", "Bad1", "Bad2", "Bad3"))
+    assert all(k not in _core.ENV_INFO
+               for k in ("Wrong1", "Old1", "Bad1", "Bad2", "Bad3", "Bad4", "Bad5", "Bad6"))
 
 
 SCRIPT = """

@@ -64,6 +64,8 @@ def register_c_env(module_or_capsule: Any, *, id: str, max_episode_steps: int | 
         if kind is not None and tuple(spec[1:3]) == (max_episode_steps, reward_threshold):
             return getattr(envs, spec[0]) if len(spec) < 4 else envs._PLUGIN_CLASSES[kind]
         raise ValueError(f"id {id!r} is registered already")
+    if id in gym.registry:
+        raise ValueError(f"id {id!r} is registered with Gymnasium already (not by ccgym)")
     if kind is None:
         kind = _core.register_c_def(capsule)  # the checks: TypeError / ValueError
         _REGISTERED.append((capsule, kind))
@@ -78,8 +80,7 @@ def register_c_env(module_or_capsule: Any, *, id: str, max_episode_steps: int | 
     _registration.ENV_IDS = ccgym.ENV_IDS = tuple(_registration.ENV_SPECS)
     vcls = vector._id_class(id)
     setattr(vector, vcls.__name__, vcls)
-    if id not in gym.registry:
-        gym.register(id=id, entry_point=f"{module_name or 'ccgym.envs'}:{name}",
-                     vector_entry_point=f"ccgym.vector:{vcls.__name__}",
-                     max_episode_steps=max_episode_steps, reward_threshold=reward_threshold)
+    gym.register(id=id, entry_point=f"{module_name or 'ccgym.envs'}:{name}",
+                 vector_entry_point=f"ccgym.vector:{vcls.__name__}",
+                 max_episode_steps=max_episode_steps, reward_threshold=reward_threshold)
     return cls
