@@ -231,7 +231,14 @@ static inline void ccgym_acrobot_observe(const ccgym_acrobot_params *p,
     acrobot_step_obs(st->s, obs);
 }
 
+/* Gymnasium's spaces (its __init__), as the def states them (ccgym/env.h). */
+static const float ccgym_acrobot_obs_low[6] = {-1.0f, -1.0f, -1.0f, -1.0f, -(float)(4 * M_PI),
+                                               -(float)(9 * M_PI)};
+static const float ccgym_acrobot_obs_high[6] = {1.0f, 1.0f, 1.0f, 1.0f, (float)(4 * M_PI),
+                                                (float)(9 * M_PI)};
+
 CCGYM_DEFINE_ENV(ccgym_acrobot, ccgym_acrobot_state, ccgym_acrobot_params, int64_t, 0, 3, 6,
                  -0.1, 0.1, ccgym_acrobot_fast_step_range, .name = "Acrobot",
                  .reset_option_a = "low", .reset_option_b = "high", .canvas_width = 500,
-                 .canvas_height = 500, .gym_class = "AcrobotEnv", .scene = "acrobot")
+                 .canvas_height = 500, .gym_class = "AcrobotEnv", .scene = "acrobot",
+                 .obs_low = ccgym_acrobot_obs_low, .obs_high = ccgym_acrobot_obs_high)

@@ -122,8 +122,16 @@ static inline void ccgym_cartpole_reset(const ccgym_cartpole_params *p, ccgym_ca
     ccgym_cartpole_observe(p, s, 0, obs);
 }
 
+/* Gymnasium's spaces (its __init__), as the def states them (ccgym/env.h);
+ * Gymnasium's Box turns the float32 maximum of its bounds into infinity. */
+static const float ccgym_cartpole_obs_high[4] = {(float)(2.4 * 2), INFINITY,
+                                                 (float)(12 * 2 * M_PI / 360 * 2), INFINITY};
+static const float ccgym_cartpole_obs_low[4] = {-(float)(2.4 * 2), -INFINITY,
+                                                -(float)(12 * 2 * M_PI / 360 * 2), -INFINITY};
+
 CCGYM_DEFINE_ENV(ccgym_cartpole, ccgym_cartpole_state, ccgym_cartpole_params, int64_t, 0, 2, 4,
                  -0.05, 0.05, ccgym_cartpole_fast_step_range, .name = "CartPole",
                  .reset_option_a = "low", .reset_option_b = "high", .canvas_width = 600,
                  .canvas_height = 400, .gym_class = "CartPoleEnv", .scene = "cartpole",
-                 .action_rules = CCGYM_RULE_ASSERTS_CONTAINS)
+                 .action_rules = CCGYM_RULE_ASSERTS_CONTAINS,
+                 .obs_low = ccgym_cartpole_obs_low, .obs_high = ccgym_cartpole_obs_high)

@@ -38,13 +38,12 @@ static void ceiling_chunk(void *ctx, size_t begin, size_t end)
 /* Large enough for any env's params struct and its params_init inputs. */
 #define CEILING_MAX_PARAMS 64
 
-double ccgym_ceiling_run(int env, size_t n, int64_t steps, void *state, void *rng,
+double ccgym_ceiling_run(const ccgym_env_def *def, size_t n, int64_t steps, void *state, void *rng,
                          const void *actions, size_t n_action_rows, float *obs, double *reward,
                          uint8_t *terminated, int n_threads, int cpu_clock)
 {
-    if (env < 0 || env >= ccgym_num_envs || n_action_rows == 0)
+    if (def == NULL || def->bare_range == NULL || n_action_rows == 0)
         return -1.0;
-    const ccgym_env_def *def = ccgym_envs[env];
     double values[CEILING_MAX_PARAMS];
     double params[CEILING_MAX_PARAMS]; /* doubles: aligned for any params struct */
     if (def->params_size > sizeof params || def->n_param_fields > CEILING_MAX_PARAMS)

@@ -289,13 +289,23 @@ static inline void ccgym_continuous_mountain_car_observe(
 CCGYM_DECLARE_TYPED_STEP(ccgym_continuous_mountain_car);
 
 /* One cos and branchy clipping: nothing for a fast kernel to gain. */
+/* Gymnasium's spaces (its __init__), as the def states them (ccgym/env.h). */
+static const float ccgym_continuous_mountain_car_obs_low[2] = {(float)-1.2, (float)-0.07};
+static const float ccgym_continuous_mountain_car_obs_high[2] = {(float)0.6, (float)0.07};
+static const float ccgym_continuous_mountain_car_action_low[1] = {-1.0f};
+static const float ccgym_continuous_mountain_car_action_high[1] = {1.0f};
+
 CCGYM_DEFINE_ENV(ccgym_continuous_mountain_car, ccgym_continuous_mountain_car_state,
                  ccgym_continuous_mountain_car_params, float, 1, 0, 2, -0.6, -0.4,
                  ccgym_continuous_mountain_car_step_range, .name = "MountainCarContinuous",
                  .reset_option_a = "low", .reset_option_b = "high", .canvas_width = 600,
                  .canvas_height = 400, .gym_class = "Continuous_MountainCarEnv", .scene = "continuous_mountain_car",
                  .action_rules = CCGYM_RULE_SQUARE_OVERFLOWS | CCGYM_RULE_LIST_DEFERS,
-                 .typed_step_range = ccgym_continuous_mountain_car_typed_step_range)
+                 .typed_step_range = ccgym_continuous_mountain_car_typed_step_range,
+                 .obs_low = ccgym_continuous_mountain_car_obs_low,
+                 .obs_high = ccgym_continuous_mountain_car_obs_high,
+                 .action_low = ccgym_continuous_mountain_car_action_low,
+                 .action_high = ccgym_continuous_mountain_car_action_high)
 
 CCGYM_DEFINE_TYPED_STEP(ccgym_continuous_mountain_car, ccgym_continuous_mountain_car_state,
                         ccgym_continuous_mountain_car_params, 1)

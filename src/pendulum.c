@@ -185,11 +185,19 @@ static inline void ccgym_pendulum_reset(const ccgym_pendulum_params *p, ccgym_pe
 
 CCGYM_DECLARE_TYPED_STEP(ccgym_pendulum);
 
+/* Gymnasium's spaces (its __init__), as the def states them (ccgym/env.h). */
+static const float ccgym_pendulum_obs_low[3] = {-1.0f, -1.0f, -8.0f};
+static const float ccgym_pendulum_obs_high[3] = {1.0f, 1.0f, 8.0f};
+static const float ccgym_pendulum_action_low[1] = {-2.0f};
+static const float ccgym_pendulum_action_high[1] = {2.0f};
+
 CCGYM_DEFINE_ENV(ccgym_pendulum, ccgym_pendulum_state, ccgym_pendulum_params, float, 1, 0, 3,
                  M_PI, 1.0, ccgym_pendulum_fast_step_range, .name = "Pendulum",
                  .reset_symmetric = 1, .reset_option_a = "x_init", .reset_option_b = "y_init",
                  .canvas_width = 500, .canvas_height = 500, .gym_class = "PendulumEnv", .scene = "pendulum",
                  .reward_type = CCGYM_REWARD_NUMPY,
-                 .typed_step_range = ccgym_pendulum_typed_step_range)
+                 .typed_step_range = ccgym_pendulum_typed_step_range,
+                 .obs_low = ccgym_pendulum_obs_low, .obs_high = ccgym_pendulum_obs_high,
+                 .action_low = ccgym_pendulum_action_low, .action_high = ccgym_pendulum_action_high)
 
 CCGYM_DEFINE_TYPED_STEP(ccgym_pendulum, ccgym_pendulum_state, ccgym_pendulum_params, 1)

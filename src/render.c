@@ -872,52 +872,68 @@ static const struct {
     {"acrobot", scene_acrobot},
 };
 
-static const ccgym_env_def *kind_def(int kind)
+static scene_fn def_scene(const ccgym_env_def *def)
 {
-    return kind >= 0 && kind < ccgym_num_envs ? ccgym_envs[kind] : NULL;
-}
-
-static scene_fn kind_scene(int kind)
-{
-    const ccgym_env_def *def = kind_def(kind);
     for (size_t k = 0; def && def->scene && k < sizeof scenes / sizeof scenes[0]; k++)
         if (strcmp(scenes[k].name, def->scene) == 0)
             return scenes[k].draw;
     return NULL;
 }
 
-int ccgym_render_canvas_size(int kind, int *width, int *height)
+int ccgym_render_canvas_size(const ccgym_env_def *def, int *width, int *height)
 {
-    const ccgym_env_def *def = kind_def(kind);
-    if (def == NULL || kind_scene(kind) == NULL)
+    if (def == NULL || (def_scene(def) == NULL && (def->scene != NULL || def->paint == NULL))
+        || def->canvas_width < 1 || def->canvas_height < 1)
         return -1;
     *width = def->canvas_width;
     *height = def->canvas_height;
     return 0;
 }
 
-size_t ccgym_render_state_size(int kind)
+/* The primitives a def's paint function gets (ccgym_draw, ccgym/env.h). */
+static rgb to_rgb(ccgym_rgb col)
 {
-    const ccgym_env_def *def = kind_def(kind);
-    return def ? def->state_size : 0;
+    const rgb out = {col.r, col.g, col.b};
+    return out;
 }
 
-size_t ccgym_render_params_size(int kind)
+static void api_polygon(void *c, const double *x, const double *y, int n, ccgym_rgb col)
 {
-    const ccgym_env_def *def = kind_def(kind);
-    return def ? def->params_size : 0;
+    if (n >= 3 && n <= 4)
+        polygon((const canvas *)c, x, y, n, to_rgb(col));
+}
+
+static void api_circle(void *c, double x, double y, double r, ccgym_rgb col)
+{
+    circle((const canvas *)c, x, y, r, to_rgb(col));
+}
+
+static void api_line(void *c, double x0, double y0, double x1, double y1, ccgym_rgb col)
+{
+    aaline_f((const canvas *)c, x0, y0, x1, y1, to_rgb(col), 1);
+}
+
+static void api_hline(void *c, int x1, int x2, int y, ccgym_rgb col)
+{
+    hline((const canvas *)c, x1, x2, y, to_rgb(col));
 }
 
 static void draw_scene(const ccgym_render_job *job, const canvas *c, size_t instance)
 {
+    const ccgym_env_def *def = job->def;
     const char *states = (const char *)job->states;
-    const void *st = states + instance * ccgym_render_state_size(job->kind);
+    const void *st = states + instance * def->state_size;
     const void *params = (const char *)job->params + instance * job->params_stride;
     if (c->dirty == NULL) /* else the canvas is kept white between frames */
         memset(c->pix, 255, (size_t)c->w * (size_t)c->h * 3);
-    const scene_fn draw = kind_scene(job->kind);
-    if (draw)
+    const scene_fn draw = def_scene(def);
+    if (draw) {
         draw(c, st, params, job->icon);
+    } else if (def->paint) {
+        const ccgym_draw api = {(void *)c, c->w, c->h, api_polygon, api_circle, api_line,
+                                api_hline};
+        def->paint(&api, st, params);
+    }
 }
 
 /* Area-averaging weights of one axis: output i covers source [i*n/m, (i+1)*n/m). */
@@ -1068,7 +1084,7 @@ int ccgym_render(const ccgym_render_job *job, int n_threads)
     render_ctx ctx;
     memset(&ctx, 0, sizeof ctx);
     ctx.job = job;
-    if (ccgym_render_canvas_size(job->kind, &ctx.W, &ctx.H) != 0 || job->out_h < 1
+    if (ccgym_render_canvas_size(job->def, &ctx.W, &ctx.H) != 0 || job->out_h < 1
         || job->out_w < 1 || (job->channels != 1 && job->channels != 3))
         return -1;
     if (job->count == 0)

@@ -11,7 +11,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Steps instances [0, n) of env ccgym_envs[env] `steps` times with
+#include "ccgym/env.h"
+
+/* Steps instances [0, n) of env def (a stock def or a registered plugin's) `steps` times with
  * Gymnasium's default parameters (the def's param_fields defaults, through
  * its params_init). Step t takes action row t % n_action_rows of `actions`
  * (rows of n int64 or n * action_dim float32). state (n of the env's state
@@ -25,8 +27,8 @@
  * share. Returns the time the loop took in seconds: wall time
  * (CLOCK_MONOTONIC), or with cpu_clock the calling thread's CPU time
  * (CLOCK_THREAD_CPUTIME_ID: steadier on a busy machine, only meaningful with
- * one thread); -1.0 for an unknown env or n_action_rows == 0. */
-double ccgym_ceiling_run(int env, size_t n, int64_t steps, void *state, void *rng,
+ * one thread); -1.0 for a NULL def or n_action_rows == 0. */
+double ccgym_ceiling_run(const ccgym_env_def *def, size_t n, int64_t steps, void *state, void *rng,
                          const void *actions, size_t n_action_rows, float *obs, double *reward,
                          uint8_t *terminated, int n_threads, int cpu_clock);
 

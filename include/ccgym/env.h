@@ -15,6 +15,15 @@
 
 #include "ccgym/rng.h"
 
+/* The version of ccgym's C API (include/ccgym/ccgym.h): the layout and
+ * meaning of ccgym_env_def, ccgym_field, ccgym_batch, ccgym_bare_job and
+ * ccgym_draw, and of the flags and enums they carry. It is bumped on any
+ * change to one of them (a member added, removed, moved or retyped, a flag's
+ * meaning changed); the def macros store it in ccgym_env_def.api_version and
+ * registration (ccgym.register_c_env) takes a def only when it equals this
+ * build's: a plugin built against another ccgym must be rebuilt. */
+#define CCGYM_API_VERSION 1
+
 /* The C type of a state or params struct field. */
 enum ccgym_field_type {
     CCGYM_FIELD_F64 = 0,
@@ -138,6 +147,33 @@ typedef struct ccgym_field {
 
 struct ccgym_batch;
 
+/* A colour of the drawing primitives (8-bit RGB). */
+typedef struct ccgym_rgb {
+    uint8_t r, g, b;
+} ccgym_rgb;
+
+/* The drawing primitives of ccgym's renderer (src/render.c), handed to a
+ * def's paint function for one frame. Coordinates are pygame's (origin top
+ * left, y down; the frame is flipped vertically afterwards, as Gymnasium's
+ * classic-control render() does), floats truncated towards zero as pygame
+ * does; every primitive clips to the canvas, and non-finite coordinates draw
+ * nothing. The canvas starts white. */
+typedef struct ccgym_draw {
+    void *canvas;            /* pass it back to each primitive */
+    int width, height;       /* the def's canvas_width / canvas_height */
+    /* gfxdraw.aapolygon then filled_polygon of 3 or 4 float points. */
+    void (*polygon)(void *canvas, const double *x, const double *y, int n, ccgym_rgb col);
+    /* gfxdraw.aacircle then filled_circle at (int(x), int(y)), radius int(r). */
+    void (*circle)(void *canvas, double x, double y, double r, ccgym_rgb col);
+    /* draw.aaline from (x0, y0) to (x1, y1). */
+    void (*line)(void *canvas, double x0, double y0, double x1, double y1, ccgym_rgb col);
+    /* gfxdraw.hline: pixels x1..x2 of row y. */
+    void (*hline)(void *canvas, int x1, int x2, int y, ccgym_rgb col);
+} ccgym_draw;
+
+/* Draws one instance's frame (state and params structs of the def). */
+typedef void (*ccgym_paint_fn)(const ccgym_draw *draw, const void *state, const void *params);
+
 typedef void (*ccgym_step_fn)(const void *params, void *state, ccgym_pcg64 *rng,
                               const void *action, float *obs, double *reward,
                               uint8_t *terminated);
@@ -176,6 +212,8 @@ typedef struct ccgym_bare_job {
 
 /* What every layer needs to know of an env. */
 typedef struct ccgym_env_def {
+    int api_version;              /* CCGYM_API_VERSION of the headers it was built with:
+                                   * always the first member (set by CCGYM_DEFINE_ENV) */
     const char *name;             /* the kind: "CartPole", ... */
     int obs_dim;
     int action_dim;               /* 0: discrete (int64 actions), else float32 (or typed, see
@@ -216,9 +254,22 @@ typedef struct ccgym_env_def {
      * doubles), for both defs; NULL for discrete envs. */
     void (*typed_step_range)(const struct ccgym_batch *b, const void *actions, size_t begin,
                              size_t end);
+    /* The spaces: the observation Box's float32 bounds (obs_dim each;
+     * +-INFINITY allowed) and, for a continuous env, the action Box's
+     * (action_dim each). A plugin's single env takes them (ccgym.envs.CEnv);
+     * the stock envs state Gymnasium's (tests/test_plugin_api.py checks
+     * them against it), whose classes build the same spaces themselves. */
+    const float *obs_low, *obs_high;
+    const float *action_low, *action_high;
+    /* Draws a frame for rgb_array rendering when the def names no scene
+     * (NULL: the env has no renderer beyond its scene). */
+    ccgym_paint_fn paint;
+    /* Gymnasium's metadata["render_fps"] of an env without a Gymnasium class. */
+    int render_fps;
 } ccgym_env_def;
 
-/* The registry (src/envs.c): every env, in the order of _core.ENV_KINDS. */
+/* The registry (src/envs.c): every stock env, the first entries of
+ * _core.ENV_KINDS (registered plugins follow, in the binding's table). */
 extern const ccgym_env_def *const ccgym_envs[];
 extern const int ccgym_num_envs;
 

@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ccgym/env.h"
+
 /* Pendulum's torque icon (gymnasium/envs/classic_control/assets/clockwise.png)
  * pre-scaled to every square size 0..max_size that smoothscale can be asked
  * for: the s x s RGBA image (straight alpha) starts at rgba + offset[s]. */
@@ -20,7 +22,7 @@ typedef struct ccgym_render_icon {
 } ccgym_render_icon;
 
 typedef struct ccgym_render_job {
-    int kind;                      /* the env: its index in the registry ccgym_envs[] */
+    const ccgym_env_def *def;      /* the env (a stock def or a registered plugin's) */
     const void *states;            /* the batch's array of ccgym_<env>_state */
     const void *params;            /* the batch's ccgym_<env>_params: one shared, or one per instance */
     size_t params_stride;          /* 0: all instances share params[0]; else sizeof(params struct) */
@@ -33,11 +35,9 @@ typedef struct ccgym_render_job {
     int channels;                  /* 3: RGB; 1: luminance (0.2125, 0.7154, 0.0721) */
 } ccgym_render_job;
 
-/* The env def's canvas size (Gymnasium's screen); -1 for an unknown kind or one
- * without a renderer. The sizes of its state and params structs (0: unknown). */
-int ccgym_render_canvas_size(int kind, int *width, int *height);
-size_t ccgym_render_state_size(int kind);
-size_t ccgym_render_params_size(int kind);
+/* The env def's canvas size (Gymnasium's screen); -1 for a NULL def or one
+ * without a renderer (no scene, no paint). */
+int ccgym_render_canvas_size(const ccgym_env_def *def, int *width, int *height);
 
 /* Draws job->count frames, split over up to n_threads threads. Returns 0, or
  * -1 if scratch memory (only needed for resized or grayscale output) could

@@ -30,6 +30,7 @@ from ccgym._version import __version__
 from ccgym._frontend import InvalidAction, InvalidActionType, InvalidActionValue
 from ccgym._registration import ENV_IDS, ENV_SPECS, vector_class_name
 from ccgym._registration import register as _register
+from ccgym._plugins import register_c_env
 from ccgym.envs import (
     AcrobotEnv,
     CartPoleEnv,
@@ -58,6 +59,30 @@ def make_vec(env_id: str, num_envs: int = 1, **kwargs: Any) -> VectorEnv:
     return VectorEnv(env_id, num_envs=num_envs, **kwargs)
 
 
-__all__ = ["ENV_IDS", "InvalidAction", "InvalidActionType", "InvalidActionValue",
+def get_include() -> str:
+    """The directory of ccgym's C headers (``#include "ccgym/ccgym.h"``, the
+    public API for envs in other packages; docs/custom_env.md): the
+    installed package's ``ccgym/include``, or the source tree's ``include``
+    in an editable install."""
+    import os
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    for path in (os.path.join(here, "include"),
+                 os.path.join(os.path.dirname(os.path.dirname(here)), "include")):
+        if os.path.isfile(os.path.join(path, "ccgym", "ccgym.h")):
+            return path
+    raise FileNotFoundError(f"ccgym's headers are not installed beside {here}")
+
+
+def get_cmake_dir() -> str:
+    """The directory of ccgym's CMake package config (``ccgymConfig.cmake``):
+    pass it as ``ccgym_DIR`` to ``find_package(ccgym)`` outside
+    scikit-build-core (which finds it by itself)."""
+    import os
+
+    return os.path.join(os.path.dirname(os.path.abspath(__file__)), "cmake")
+
+
+__all__ = ["ENV_IDS", "get_cmake_dir", "register_c_env", "get_include", "InvalidAction", "InvalidActionType", "InvalidActionValue",
            "__version__", "make_vec"]
 __all__ += envs.__all__

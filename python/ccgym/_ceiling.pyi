@@ -3,7 +3,6 @@
 import numpy as np
 from typing_extensions import disjoint_base
 
-ENV_KINDS: tuple[str, ...]
 
 def state_dim(kind: str) -> int: ...
 def obs_dim(kind: str) -> int: ...

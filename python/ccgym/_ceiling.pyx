@@ -10,7 +10,8 @@ cimport numpy as cnp
 from libc.stdint cimport int64_t, uint8_t, uint64_t, uintptr_t
 from libc.stdlib cimport calloc, free
 
-from ccgym._core import ENV_KINDS, c_array, env_info
+from ccgym import _core
+from ccgym._core import c_array, env_info
 
 cnp.import_array()
 
@@ -22,7 +23,7 @@ cdef extern from "ccgym/rng.h" nogil:
 
 
 cdef extern from "ccgym/ceiling.h" nogil:
-    double ccgym_ceiling_run(int env, size_t n, int64_t steps, void *state, void *rng,
+    double ccgym_ceiling_run(const void *d, size_t n, int64_t steps, void *state, void *rng,
                              const void *actions, size_t n_action_rows, float *obs,
                              double *reward, uint8_t *terminated, int n_threads, int cpu_clock)
 
@@ -69,7 +70,7 @@ cdef class Run:
     cdef float *_obs
     cdef double *_reward
     cdef uint8_t *_terminated
-    cdef int _env
+    cdef const void *_def
     cdef int64_t _n_actions
     cdef readonly str kind
     cdef readonly Py_ssize_t num_envs
@@ -104,7 +105,7 @@ cdef class Run:
         self._obs = <float *>(base + o_obs)
         self._reward = <double *>(base + o_rew)
         self._terminated = <uint8_t *>(base + o_term)
-        self._env = info.index
+        self._def = <const void *><uintptr_t>_core.def_address(kind)
         self._n_actions = info.n_actions
         self.kind = kind
         self.num_envs = n
@@ -144,21 +145,29 @@ cdef class Run:
     def run(self, actions, int64_t steps, int num_threads=1, bint cpu_clock=False):
         """Steps every instance `steps` times; step t takes actions[t % K] from
         actions of shape (K, N) (int64, discrete) or (K, N) / (K, N, 1)
-        (float32, continuous), in native byte order. Returns the loop's time
+        (float32, continuous; (K, N, action_dim) for action_dim > 1), in
+        native byte order. Returns the loop's time
         in seconds, measured inside C: wall time, or the calling thread's CPU
         time if cpu_clock."""
         want = action_dtype(self.kind)
         cdef cnp.ndarray a = np.asarray(actions)
         if a.dtype != want:  # native byte order only (test_env_table)
             raise TypeError(f"{self.kind} ceiling actions must be {want}, got {a.dtype}")
-        if a.ndim == 3 and a.shape[2] == 1 and a.dtype == np.float32:
-            a = a.reshape(a.shape[0], a.shape[1])
         cdef Py_ssize_t n = self.num_envs
-        if a.ndim != 2 or a.shape[1] != n or a.shape[0] < 1:
-            raise ValueError(f"actions must have shape (K, {n}), got {np.shape(actions)}")
-        # C reads the rows as one aligned, contiguous, native array: the
-        # binding's one checked path (ccgym._core.c_array) makes sure of it.
-        a = c_array(a, want, a.shape[0], n, "actions")
+        cdef Py_ssize_t dim = env_info(self.kind).action_dim
+        if dim > 1:  # (K, N, dim) only: C reads rows of N * dim floats
+            if a.ndim != 3 or a.shape[1] != n or a.shape[2] != dim or a.shape[0] < 1:
+                raise ValueError(f"actions must have shape (K, {n}, {dim}), "
+                                 f"got {np.shape(actions)}")
+            a = c_array(a.reshape(a.shape[0], n * dim), want, a.shape[0], n * dim, "actions")
+        else:
+            if a.ndim == 3 and a.shape[2] == 1 and a.dtype == np.float32:
+                a = a.reshape(a.shape[0], a.shape[1])
+            if a.ndim != 2 or a.shape[1] != n or a.shape[0] < 1:
+                raise ValueError(f"actions must have shape (K, {n}), got {np.shape(actions)}")
+            # C reads the rows as one aligned, contiguous, native array: the
+            # binding's one checked path (ccgym._core.c_array) makes sure of it.
+            a = c_array(a, want, a.shape[0], n, "actions")
         if a.dtype == np.int64 and a.size and (a.min() < 0 or a.max() >= self._n_actions):
             raise ValueError(f"discrete actions must be in [0, {self._n_actions})")
         if steps < 0:
@@ -167,7 +176,7 @@ cdef class Run:
         cdef size_t rows = a.shape[0]
         cdef double seconds
         with nogil:
-            seconds = ccgym_ceiling_run(self._env, n, steps, self._states, self._rng, ap, rows,
+            seconds = ccgym_ceiling_run(self._def, n, steps, self._states, self._rng, ap, rows,
                                         self._obs, self._reward, self._terminated,
                                         num_threads, cpu_clock)
         if seconds < 0:

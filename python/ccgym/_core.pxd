@@ -57,7 +57,15 @@ cdef extern from "ccgym/env.h" nogil:
         double lo
         double hi
 
+    enum:
+        CCGYM_API_VERSION
+        CCGYM_MAX_OBS_DIM
+
+    ctypedef struct ccgym_rgb:
+        uint8_t r, g, b
+
     ctypedef struct ccgym_env_def:
+        int api_version
         const char *name
         int obs_dim
         int action_dim
@@ -79,8 +87,20 @@ cdef extern from "ccgym/env.h" nogil:
         const ccgym_field *param_fields
         int n_param_fields
         void (*params_init)(void *params, const double *values) noexcept nogil
+        const char *scene
         const void *step_range  # a function pointer in C; only compared here
+        const void *reset_range
+        const void *reset_one
+        const void *observe_one
+        const void *bare_range
         const ccgym_env_def *fast
+        const void *typed_step_range
+        const float *obs_low
+        const float *obs_high
+        const float *action_low
+        const float *action_high
+        const void *paint
+        int render_fps
 
     const ccgym_env_def **ccgym_envs  # const ccgym_env_def *const ccgym_envs[] in C
     const int ccgym_num_envs

@@ -186,8 +186,25 @@ class EnvInfo:
         return f"EnvInfo({self.kind!r})"
 
 
+# The table of defs every layer looks an env up in: the stock registry's
+# (ccgym_envs[], in its order), then the defs registered from other
+# extension modules (register_c_def), in the order registered. Never shrinks;
+# an env's index is its position. The renderer and the bench ceiling take a
+# def's address from here (def_address), not an index into ccgym_envs[].
+cdef enum:
+    _MAX_DEFS = 256
+cdef const ccgym_env_def *_defs[_MAX_DEFS]
+cdef int _n_defs = 0
+# What keeps each registered def alive: its capsule (and so its module).
+_DEF_OWNERS = []
+cdef int _k0
+for _k0 in range(ccgym_num_envs):
+    _defs[_k0] = ccgym_envs[_k0]
+_n_defs = ccgym_num_envs
+
+
 cdef object _env_info(int index):
-    cdef const ccgym_env_def *d = ccgym_envs[index]
+    cdef const ccgym_env_def *d = _defs[index]
     cdef const ccgym_field *f
     cdef int k
     info = EnvInfo.__new__(EnvInfo)
@@ -268,7 +285,7 @@ cdef object _env_info(int index):
 
 
 ENV_INFO = {}
-for _k in range(ccgym_num_envs):
+for _k in range(_n_defs):
     _info = _env_info(_k)
     ENV_INFO[_info.kind] = _info
 del _k, _info
@@ -294,10 +311,224 @@ def state_dtype(str kind):
 cdef const ccgym_env_def *_env_def(str kind, str precision="exact") except NULL:
     if precision not in PRECISIONS:
         raise ValueError(f"precision must be one of {PRECISIONS}, got {precision!r}")
-    cdef const ccgym_env_def *d = ccgym_envs[env_info(kind).index]
+    cdef const ccgym_env_def *d = _defs[env_info(kind).index]
     # An env without fast kernels (MountainCar's step has one cos and
     # branchy clipping) has a fast def that runs the exact step.
     return d.fast if precision == "fast" else d
+
+
+def def_address(str kind, str precision="exact"):
+    """The address of kind's C def (ccgym_env_def) as an int, for ccgym's
+    other extension modules (the renderer, the bench ceiling), which take
+    the def itself; ValueError for an unknown kind."""
+    return <uintptr_t>_env_def(kind, precision)
+
+
+# ------------------------------------------------------------ registration
+# A def from another extension module (a plugin built against this ccgym's
+# headers, ccgym/ccgym.h) comes in a PyCapsule named CCGYM_ENV_DEF_CAPSULE.
+API_VERSION = CCGYM_API_VERSION
+ENV_DEF_CAPSULE = "ccgym.env_def"
+
+cdef extern from "Python.h":
+    bint PyCapsule_CheckExact(object o)
+    const char *PyCapsule_GetName(object capsule) except? NULL
+    void *PyCapsule_GetPointer(object capsule, const char *name) except? NULL
+
+
+cdef extern from "string.h" nogil:
+    size_t strnlen(const char *s, size_t maxlen)
+
+cdef int _MAX_NAME = 64
+
+
+cdef str _c_str(const char *s, str what, bint required=True):
+    if s == NULL:
+        if required:
+            raise ValueError(f"malformed env def: {what} is NULL")
+        return None
+    cdef size_t n = strnlen(s, _MAX_NAME + 1)
+    cdef bytes raw = s[:n]
+    if n > <size_t>_MAX_NAME:
+        raise ValueError(f"malformed env def: {what} is longer than {_MAX_NAME} characters")
+    try:
+        return raw.decode("ascii")
+    except UnicodeDecodeError:
+        raise ValueError(f"malformed env def: {what} is not ASCII") from None
+
+
+cdef int _check_fields(const ccgym_field *fields, int n, size_t size, str what,
+                       bint params) except -1:
+    cdef int k
+    cdef size_t width
+    if n < 0 or n > 64 or (n > 0 and fields == NULL):
+        raise ValueError(f"malformed env def: {n} {what} fields")
+    names = set()
+    for k in range(n):
+        name = _c_str(fields[k].name, f"{what} field {k}'s name")
+        if not name.isidentifier() or name in names:
+            raise ValueError(f"malformed env def: {what} field name {name!r}")
+        names.add(name)
+        if fields[k].type not in _FIELD_FORMATS:
+            raise ValueError(f"malformed env def: {what} field {name!r} has type "
+                             f"{fields[k].type}")
+        width = 4 if fields[k].type == CCGYM_FIELD_I32 else 8
+        if fields[k].count < 1 or fields[k].count > 1024 or fields[k].offset % width \
+                or fields[k].offset + width * fields[k].count > size:
+            raise ValueError(f"malformed env def: {what} field {name!r} does not fit "
+                             f"its {size}-byte struct")
+        if params:
+            _c_str(fields[k].attr, f"field {name!r}'s attr", False)
+            _c_str(fields[k].choices, f"field {name!r}'s choices", False)
+    return 0
+
+
+cdef int _check_def(const ccgym_env_def *d, str kind) except -1:
+    """Refuses (ValueError) a plugin def the layers could not use safely."""
+    if d.obs_dim < 1 or d.obs_dim > CCGYM_MAX_OBS_DIM:
+        raise ValueError(f"malformed env def {kind!r}: obs_dim {d.obs_dim} is not in "
+                         f"[1, {CCGYM_MAX_OBS_DIM}]")
+    if d.action_dim < 0 or d.action_dim > CCGYM_MAX_OBS_DIM:
+        raise ValueError(f"malformed env def {kind!r}: action_dim {d.action_dim}")
+    if d.action_dim == 0 and d.n_actions < 1:
+        raise ValueError(f"malformed env def {kind!r}: a discrete env needs n_actions >= 1")
+    if d.state_size < 1 or d.state_size > 4096 or d.params_size > 512 or d.state_size % 8:
+        raise ValueError(f"malformed env def {kind!r}: state_size {d.state_size} (a multiple "
+                         f"of 8 up to 4096) or params_size {d.params_size} (up to 512)")
+    _check_fields(d.state_fields, d.n_state_fields, d.state_size, "state", False)
+    _check_fields(d.param_fields, d.n_param_fields, d.params_size, "params", True)
+    for what, ptr in (("params_init", <uintptr_t>d.params_init),
+                      ("step_range", <uintptr_t>d.step_range),
+                      ("reset_range", <uintptr_t>d.reset_range),
+                      ("reset_one", <uintptr_t>d.reset_one),
+                      ("observe_one", <uintptr_t>d.observe_one),
+                      ("bare_range", <uintptr_t>d.bare_range),
+                      ("fast", <uintptr_t>d.fast),
+                      ("obs_low", <uintptr_t>d.obs_low),
+                      ("obs_high", <uintptr_t>d.obs_high)):
+        if ptr == 0:
+            raise ValueError(f"malformed env def {kind!r}: {what} is NULL")
+    if d.action_dim and (d.typed_step_range == NULL or d.action_low == NULL
+                         or d.action_high == NULL):
+        raise ValueError(f"malformed env def {kind!r}: a continuous env needs "
+                         "typed_step_range, action_low and action_high")
+    _c_str(d.reset_option_a, "reset_option_a")
+    _c_str(d.reset_option_b, "reset_option_b")
+    _c_str(d.gym_class, "gym_class", False)
+    _c_str(d.scene, "scene", False)
+    if d.paint != NULL and (d.canvas_width < 1 or d.canvas_height < 1
+                            or d.canvas_width > 4096 or d.canvas_height > 4096):
+        raise ValueError(f"malformed env def {kind!r}: canvas {d.canvas_width}x"
+                         f"{d.canvas_height} (each in [1, 4096])")
+    cdef const ccgym_env_def *f = d.fast
+    if f != d and (f.api_version != d.api_version or f.obs_dim != d.obs_dim
+                   or f.action_dim != d.action_dim or f.state_size != d.state_size
+                   or f.params_size != d.params_size or f.step_range == NULL
+                   or f.reset_range == NULL):
+        raise ValueError(f"malformed env def {kind!r}: its fast def is not the same env")
+    return 0
+
+
+def register_c_def(capsule):
+    """Adds the env def in ``capsule`` (a PyCapsule named "ccgym.env_def"
+    holding a ``const ccgym_env_def *``, from an extension module built
+    against ccgym's headers) to the table of defs, after the stock envs, and
+    returns its kind. TypeError for anything but a capsule; ValueError for
+    another capsule name, another CCGYM_API_VERSION, a malformed def or a
+    kind already in the table. The capsule is kept for good (a def is never
+    removed)."""
+    global _n_defs, ENV_KINDS
+    if not PyCapsule_CheckExact(capsule):
+        raise TypeError(f"expected a PyCapsule holding a ccgym env def, got "
+                        f"{type(capsule).__name__}")
+    cdef const char *cname = PyCapsule_GetName(capsule)
+    name = None if cname == NULL else (<bytes>cname).decode("utf-8", "replace")
+    if name != ENV_DEF_CAPSULE:
+        raise ValueError(f"the capsule is named {name!r}, not {ENV_DEF_CAPSULE!r}: "
+                         "it holds no ccgym env def")
+    cdef const ccgym_env_def *d = <const ccgym_env_def *>PyCapsule_GetPointer(capsule, cname)
+    if d == NULL:
+        raise ValueError("the capsule holds a NULL env def")
+    if d.api_version != CCGYM_API_VERSION:
+        raise ValueError(
+            f"the env def was built against ccgym C API version {d.api_version}; this "
+            f"ccgym ({__import__('ccgym').__version__}) has API version {CCGYM_API_VERSION}: "
+            "rebuild the plugin against this ccgym (pip install --force-reinstall "
+            "--no-cache-dir <plugin>)")
+    kind = _c_str(d.name, "name")
+    if not kind.isidentifier():
+        raise ValueError(f"malformed env def: kind {kind!r} is not an identifier")
+    if kind in ENV_INFO:
+        for k in range(_n_defs):
+            if _defs[k] == d:
+                raise ValueError(f"env kind {kind!r} is already registered (this def)")
+        raise ValueError(f"env kind {kind!r} is already in the table (another def)")
+    _check_def(d, kind)
+    if _n_defs >= _MAX_DEFS:
+        raise RuntimeError(f"the table of env defs is full ({_MAX_DEFS} defs)")
+    _defs[_n_defs] = d
+    try:
+        info = _env_info(_n_defs)
+    except Exception:
+        _defs[_n_defs] = NULL
+        raise
+    _n_defs += 1
+    _DEF_OWNERS.append(capsule)
+    ENV_INFO[kind] = info
+    ENV_KINDS = tuple(ENV_INFO)
+    PARAM_FIELDS[kind] = info.param_fields
+    return kind
+
+
+# For the tests (tests/test_plugin_api.py): capsules of altered copies of a
+# stock def, as a plugin's would come. Never freed (nor are registered defs).
+_TEST_KEEP = []
+
+cdef extern from "Python.h":
+    object PyCapsule_New(void *pointer, const char *name, void *destructor)
+
+
+def _test_def_capsule(str kind, str name=None, api_version=None,
+                      str capsule_name=ENV_DEF_CAPSULE, bint bounds=True, obs_dim=None,
+                      bint null_step=False):
+    """A capsule holding a copy of kind's exact def: renamed ``name``, with
+    ``api_version`` and ``obs_dim`` if given, no observation bounds with
+    ``bounds`` false, a NULL
+    step_range with ``null_step``; its fast def is itself."""
+    cdef ccgym_env_def *d = <ccgym_env_def *>calloc(1, sizeof(ccgym_env_def))
+    if d == NULL:
+        raise MemoryError
+    memcpy(d, _env_def(kind), sizeof(ccgym_env_def))
+    d.fast = d
+    cdef bytes b_name, b_cap = capsule_name.encode()
+    _TEST_KEEP.append(b_cap)
+    if name is not None:
+        b_name = name.encode()
+        _TEST_KEEP.append(b_name)
+        d.name = b_name
+    if api_version is not None:
+        d.api_version = api_version
+    if obs_dim is not None:
+        d.obs_dim = obs_dim
+    if null_step:
+        d.step_range = NULL
+    if not bounds:
+        d.obs_low = NULL
+    return PyCapsule_New(d, b_cap, NULL)
+
+
+cdef object _floats(const float *p, int n):
+    return None if p == NULL else np.array([p[k] for k in range(n)], dtype=np.float32)
+
+
+def def_spaces(str kind):
+    """(obs_low, obs_high, action_low, action_high) float32 arrays from kind's
+    def (None where the def states none: the stock envs, whose single-env
+    classes state Gymnasium's spaces), and its render_fps."""
+    cdef const ccgym_env_def *d = _env_def(kind)
+    return (_floats(d.obs_low, d.obs_dim), _floats(d.obs_high, d.obs_dim),
+            _floats(d.action_low, d.action_dim), _floats(d.action_high, d.action_dim),
+            d.render_fps)
 
 
 FAST_ISAS = ("generic", "avx2", "avx512")
@@ -860,6 +1091,10 @@ cdef class Batch:
     cdef int64_t _single_action_i
     cdef float _single_action_f
     cdef double _single_action_d
+    # A single action of action_dim > 1 (a registered def's; at most
+    # CCGYM_MAX_OBS_DIM, register_c_def's bound).
+    cdef float _single_action_fv[16]
+    cdef double _single_action_dv[16]
     cdef dict _action_types         # the rule table's "types" (continuous envs)
     cdef bint _square_overflows
     cdef bint _unsigned_zero_wraps
@@ -1606,19 +1841,31 @@ cdef class Batch:
                     f"{action!r} ({type(action).__name__}) is not a valid action for "
                     f"Discrete({self.n_actions}): expected an integer")
             a = &self._single_action_i
-        elif _canonical(action, cnp.NPY_FLOAT32, 1, -1, False):
-            self._single_action_f = (<const float *>cnp.PyArray_DATA(<cnp.ndarray>action))[0]
-            a = &self._single_action_f
+        elif _canonical(action, cnp.NPY_FLOAT32, self.action_dim, -1, False):
+            if self.action_dim == 1:
+                self._single_action_f = (<const float *>cnp.PyArray_DATA(<cnp.ndarray>action))[0]
+                a = &self._single_action_f
+            else:
+                memcpy(self._single_action_fv, cnp.PyArray_DATA(<cnp.ndarray>action),
+                       sizeof(float) * self.action_dim)
+                a = self._single_action_fv
         else:
             # Gymnasium computes in the dtype it is given (_action_rules).
             try:
-                arr = self._typed_actions(action, 1, -1, False, "action", &t)
+                arr = self._typed_actions(action, self.action_dim, -1, False, "action", &t)
             except (TypeError, ValueError) as e:
                 raise (self.invalid_action_type_error if isinstance(e, TypeError)
                        else self.invalid_action_error)(
-                    f"{action!r} is not a valid action: expected an array of shape (1,) "
-                    f"of real numbers ({e})") from None
-            if t == CCGYM_ACTION_F32:
+                    f"{action!r} is not a valid action: expected an array of shape "
+                    f"({self.action_dim},) of real numbers ({e})") from None
+            if self.action_dim > 1:
+                memcpy(self._single_action_fv if t == CCGYM_ACTION_F32
+                       else <void *>self._single_action_dv, cnp.PyArray_DATA(<cnp.ndarray>arr),
+                       (sizeof(float) if t == CCGYM_ACTION_F32 else sizeof(double))
+                       * self.action_dim)
+                a = self._single_action_fv if t == CCGYM_ACTION_F32 \
+                    else <void *>self._single_action_dv
+            elif t == CCGYM_ACTION_F32:
                 self._single_action_f = (<const float *>cnp.PyArray_DATA(<cnp.ndarray>arr))[0]
                 a = &self._single_action_f
             else:

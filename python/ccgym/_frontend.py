@@ -38,6 +38,11 @@ def resolve_env_id(env_id: Any) -> str:
             short = short[len("ccgym/"):]
         if short in ccgym.ENV_SPECS:
             return short
+        from ccgym._registration import ENV_SPECS, load_plugins
+
+        # An id of a package that declares ccgym envs and is not imported yet.
+        if "/" in short and load_plugins() and short in ENV_SPECS:
+            return short
     raise gym.error.Error(f"ccgym has no env {env_id!r}; available: {', '.join(ccgym.ENV_IDS)}")
 
 

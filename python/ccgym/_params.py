@@ -10,6 +10,22 @@ import numpy as np
 
 from ccgym import _attributes, _core
 
+
+class _PerKind(dict):  # type: ignore[type-arg]
+    """kind -> make(kind) for every kind of the env table: the stock kinds at
+    import, a registered plugin's (ccgym.register_c_env) on first use."""
+
+    def __init__(self, make: Any) -> None:
+        super().__init__((kind, make(kind)) for kind in _core.ENV_KINDS)
+        self._make = make
+
+    def __missing__(self, kind: str) -> Any:
+        if kind not in _core.ENV_INFO:
+            raise KeyError(kind)
+        value = self[kind] = self._make(kind)
+        return value
+
+
 def params(kind: str, **keywords: Any) -> dict[str, Any]:
     """The inputs of kind's params_init: Gymnasium's defaults as the env's C
     def states them (``_core.env_info(kind).param_defaults``), the inputs
@@ -56,10 +72,8 @@ def keyword_defaults(kind: str) -> dict[str, Any]:
 # arrays), with Gymnasium's defaults. Derived quantities (CartPole's
 # total_mass, Pendulum's coefficients, Acrobot's inertia terms) are computed
 # from them by the C params_init exactly as Gymnasium's __init__/step do.
-PHYSICS = {
-    kind: {name: info.param_defaults[name] for name in info.physics_fields}
-    for kind, info in _core.ENV_INFO.items()
-}
+PHYSICS = _PerKind(lambda kind: {name: _core.ENV_INFO[kind].param_defaults[name]
+                                  for name in _core.ENV_INFO[kind].physics_fields})
 
 
 def physics_value(kind: str, name: str, value: Any, num_envs: int) -> float | np.ndarray:
@@ -136,7 +150,7 @@ def batch_params(kind: str, kwargs: dict[str, Any]) -> dict[str, Any]:
 
 
 # kind -> params(kind, **keywords), for every kind of the registry.
-PARAMS = {kind: functools.partial(params, kind) for kind in _core.ENV_KINDS}
+PARAMS = _PerKind(lambda kind: functools.partial(params, kind))
 
 
 def _number(name: str, value: Any) -> float:

@@ -34,10 +34,34 @@ ENV_IDS = tuple(ENV_SPECS)
 
 def vector_class_name(env_id: str) -> str:
     """The name in :mod:`ccgym.vector` of the vector env class of a ccgym id
-    ("CartPole-v1" -> "CartPole_v1"): the registered vector entry point is
-    the string ``"ccgym.vector:<name>"``, so specs compare equal after a copy
-    and ``spec.to_json()`` works, as for Gymnasium's own ids."""
-    return env_id.replace("-", "_")
+    ("CartPole-v1" -> "CartPole_v1", a plugin's "custom/PointMass-v0" ->
+    "custom_PointMass_v0"): the registered vector entry point is the string
+    ``"ccgym.vector:<name>"``, so specs compare equal after a copy and
+    ``spec.to_json()`` works, as for Gymnasium's own ids."""
+    return env_id.replace("-", "_").replace("/", "_")
+
+
+def gym_id(env_id: str) -> str:
+    """The Gymnasium id of a ccgym id: "ccgym/<id>" for the stock ids
+    ("CartPole-v1"), the id itself for a registered plugin's, which names
+    its own namespace ("custom/PointMass-v0")."""
+    return env_id if "/" in env_id else f"ccgym/{env_id}"
+
+
+def load_plugins() -> bool:
+    """Imports the packages that declare a ccgym env (entry point group
+    "ccgym.envs"; importing one registers its ids): for a front end asked
+    for an id it does not know yet. True if one was newly imported."""
+    import importlib
+    import sys
+    from importlib.metadata import entry_points
+
+    loaded = False
+    for ep in entry_points(group="ccgym.envs"):
+        if ep.module not in sys.modules:
+            importlib.import_module(ep.module)
+            loaded = True
+    return loaded
 
 
 def register() -> None:
@@ -45,7 +69,7 @@ def register() -> None:
     import gymnasium as gym
 
     for env_id, (cls, max_steps, threshold, *module) in ENV_SPECS.items():
-        full_id = f"ccgym/{env_id}"
+        full_id = gym_id(env_id)
         if full_id in gym.registry:
             continue
         gym.register(

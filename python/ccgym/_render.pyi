@@ -6,7 +6,9 @@ import numpy as np
 import numpy.typing as npt
 from typing_extensions import disjoint_base
 
-ENV_KINDS: tuple[str, ...]  # re-exported from ccgym._core
+# Read from ccgym._core when asked for (module __getattr__), so that
+# registered plugins are among them.
+ENV_KINDS: tuple[str, ...]
 KINDS: tuple[str, ...]
 
 def canvas_size(kind: str) -> tuple[int, int]: ...

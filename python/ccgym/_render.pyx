@@ -19,7 +19,7 @@ cdef extern from "ccgym/render.h" nogil:
         int max_size
 
     ctypedef struct ccgym_render_job:
-        int kind
+        const void *def_ "def"
         const void *states
         const void *params
         size_t params_stride
@@ -32,33 +32,40 @@ cdef extern from "ccgym/render.h" nogil:
         int out_w
         int channels
 
-    int ccgym_render_canvas_size(int kind, int *width, int *height)
-    size_t ccgym_render_state_size(int kind)
-    size_t ccgym_render_params_size(int kind)
+    int ccgym_render_canvas_size(const void *d, int *width, int *height)
     int ccgym_render(const ccgym_render_job *job, int n_threads)
 
 
-from ccgym._core import ENV_KINDS, c_array, env_info
+from libc.stdint cimport uintptr_t
 
-# The kinds with a renderer: every kind of the env registry (ccgym._core).
-KINDS = ENV_KINDS
+from ccgym import _core
+from ccgym._core import c_array, env_info
 
 
-cdef int _kind_index(str kind) except -1:
-    """The kind's index in the registry (what render.h's job.kind is)."""
-    return env_info(kind).index
+def __getattr__(name):
+    # The kinds with a renderer: every kind of the env table (ccgym._core),
+    # read when asked for, so that registered plugins are among them.
+    if name in ("KINDS", "ENV_KINDS"):
+        return _core.ENV_KINDS
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+cdef const void *_kind_def(str kind) except NULL:
+    """The kind's C def (what render.h's job.def is), looked up in the
+    binding's table of defs, stock and registered (ValueError if unknown)."""
+    return <const void *><uintptr_t>_core.def_address(kind)
 
 
 def canvas_size(str kind):
     """(height, width) of the kind's canvas, as Gymnasium's screen."""
     cdef int w = 0, h = 0
-    ccgym_render_canvas_size(_kind_index(kind), &w, &h)
+    ccgym_render_canvas_size(_kind_def(kind), &w, &h)
     return h, w
 
 
 def state_size(str kind):
     """Bytes of one instance's C state struct."""
-    return ccgym_render_state_size(_kind_index(kind))
+    return env_info(kind).state_size
 
 
 # The C structs hold doubles and int64s: C reads the state and params bytes
@@ -108,11 +115,15 @@ def render(str kind, state_buffer, params_buffer, indices, out, int antialias=1,
     into ``out`` (uint8, C-contiguous, (k, h, w, channels)); a shape other
     than the canvas's (or channels == 1) gives area-averaged frames.
     ``icon`` is None or an :class:`Icon` (Pendulum's torque icon)."""
-    cdef int k = _kind_index(kind)
+    cdef const void *d = _kind_def(kind)
+    cdef int cw = 0, ch = 0
+    if ccgym_render_canvas_size(d, &cw, &ch) != 0:
+        raise ValueError(f"{kind} has no renderer (its def names no scene and no paint)")
     cdef cnp.ndarray states = _bytes(state_buffer, "state_buffer")
     cdef cnp.ndarray params = _bytes(params_buffer, "params_buffer")
-    cdef size_t ssize = ccgym_render_state_size(k)
-    cdef size_t psize = ccgym_render_params_size(k)
+    info = env_info(kind)
+    cdef size_t ssize = info.state_size
+    cdef size_t psize = info.params_size
     if states.shape[0] % ssize != 0:
         raise ValueError(f"state_buffer is not a whole number of {kind} states")
     cdef Py_ssize_t n = states.shape[0] // ssize
@@ -143,7 +154,7 @@ def render(str kind, state_buffer, params_buffer, indices, out, int antialias=1,
         raise ValueError(f"out has shape {out.shape}; expected ({count}, h, w, 1 or 3)")
 
     cdef ccgym_render_job job
-    job.kind = k
+    job.def_ = d
     job.states = cnp.PyArray_DATA(states)
     job.params = cnp.PyArray_DATA(params)
     job.params_stride = pstride

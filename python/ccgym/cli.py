@@ -8,6 +8,8 @@ import sys
 import time
 import warnings
 
+from ccgym._registration import gym_id
+
 
 def _demo(args: argparse.Namespace) -> int:
     import gymnasium as gym
@@ -28,7 +30,7 @@ def _demo(args: argparse.Namespace) -> int:
         envs.close()
         with warnings.catch_warnings():  # CartPole-v0's "out of date" notice: not news here
             warnings.simplefilter("ignore", DeprecationWarning)
-            single = gym.make(f"ccgym/{env_id}")
+            single = gym.make(gym_id(env_id))
         obs, _ = single.reset(seed=0)
         print(f"  {env_id:26s} {args.num_envs * args.steps / dt / 1e6:8.2f} M env-steps/s "
               f"(N={args.num_envs}); first obs {np.array2string(obs, precision=4)}")

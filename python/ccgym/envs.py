@@ -1466,6 +1466,102 @@ for _cls in (CartPoleEnv, MountainCarEnv, Continuous_MountainCarEnv, PendulumEnv
 del _cls
 
 
+# ------------------------------------------------------------------ plugins
+
+class CEnv(_CoreEnv):
+    """The single env of an env defined in C in another package and
+    registered with :func:`ccgym.register_c_env`: everything comes from its
+    C def (spaces, parameters, reset options, rendering). ``register_c_env``
+    makes one subclass per kind; its constructor takes ``render_mode`` and
+    the def's keyword parameters (CCGYM_ATTR_KEYWORD), which are live
+    attributes as the stock envs' are. ``state`` is the def's leading
+    float64 state fields as a float64 array (settable)."""
+
+    #: The module whose import registers the kind (pickling re-imports it).
+    _plugin_module: ClassVar[str | None] = None
+
+    def __init__(self, render_mode: str | None = None, **keywords: Any) -> None:
+        params = _params.params(self.kind, **keywords)
+        super().__init__(render_mode=render_mode, **params)
+        info = _core.env_info(self.kind)
+        # The def's attributes, as the stock classes' __init__ assign theirs
+        # (recorded, not written: the C params hold them already).
+        record = self._core.params_buffer.view(info.params_dtype)[0]
+        for attr, field in info.attributes.items():
+            value = params[field] if field in params else record[field].item()
+            if attr in info.switches:  # as Gymnasium's attribute holds it
+                choices = info.switches[attr]
+                value = bool(value) if choices is None else \
+                    choices[0] if value or len(choices) == 1 else choices[1]
+            setattr(self, attr, value)
+        obs_low, obs_high, act_low, act_high, _ = _core.def_spaces(self.kind)
+        self.observation_space = spaces.Box(obs_low, obs_high, dtype=np.float32)
+        if info.action_dim:
+            self.action_space = spaces.Box(act_low, act_high, dtype=np.float32)
+        else:
+            self.action_space = spaces.Discrete(info.n_actions)
+
+    def _constructor_kwargs(self) -> dict[str, Any]:
+        return {key: getattr(self, attr)
+                for key, attr in _core.env_info(self.kind).keywords.items()}
+
+    def _read_state(self) -> np.ndarray:
+        f = self._state_fields()
+        return np.array([f[name] for name in _core.env_info(self.kind).state_float_fields],
+                        dtype=np.float64)
+
+    def _set_state_value(self, value: Any) -> None:
+        names = _core.env_info(self.kind).state_float_fields
+        if isinstance(value, (str, bytes)) or np.ndim(value) != 1 or len(value) != len(names):
+            raise ValueError(f"{self.kind} state must be {len(names)} numbers "
+                             f"({', '.join(names)}), got {value!r}")
+        arr = np.asarray(value)
+        if arr.dtype.kind not in "fiu":
+            raise TypeError(f"{self.kind} state must be real numbers, got dtype {arr.dtype}")
+        arr = arr.astype(np.float64)
+        if not np.all(np.isfinite(arr)):
+            raise ValueError(f"{self.kind} state must be finite, got {value!r}")
+        self._write_state(dict(zip(names, arr.tolist())))
+
+    def _draw_initial_state(self, gen: np.random.Generator, a: float, b: float) -> Any:
+        raise TypeError(f"{self.kind} draws its initial state in C from ccgym's PCG64 "
+                        "stream: assign np_random a PCG64 Generator (or seed the reset)")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_plugin_env, (self._plugin_module, self.kind), self.__getstate__())
+
+
+# kind -> its CEnv subclass (ccgym.register_c_env).
+_PLUGIN_CLASSES: dict[str, type[CEnv]] = {}
+
+
+def c_env_class(kind: str, module: str | None, name: str) -> type[CEnv]:
+    """The single-env class of a registered C def (made once per kind)."""
+    cls = _PLUGIN_CLASSES.get(kind)
+    if cls is None:
+        fps = _core.def_spaces(kind)[4]
+        cls = type(name, (CEnv,), {
+            "kind": kind, "_plugin_module": module, "__module__": module or __name__,
+            "__qualname__": name,
+            "metadata": {"render_modes": ["human", "rgb_array"], "render_fps": fps or 30},
+            "__doc__": f"The single env of the C env def {kind!r} (module {module})."})
+        _attributes.install(cls)
+        _PLUGIN_CLASSES[kind] = cls
+    return cls
+
+
+def _plugin_env(module: str | None, kind: str) -> CEnv:
+    """Unpickling a plugin env: its module registers the kind again first."""
+    import importlib
+
+    if module is not None:
+        importlib.import_module(module)
+    if kind not in _PLUGIN_CLASSES:
+        raise ValueError(f"env kind {kind!r} is not registered (its module: {module})")
+    cls = _PLUGIN_CLASSES[kind]
+    return cls.__new__(cls)
+
+
 def __getattr__(name: str) -> type:
     """The single-env class of an env whose registry line names a module of
     its own (ccgym._registration.ENV_SPECS): imported on first use, so that

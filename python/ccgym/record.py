@@ -18,6 +18,7 @@ import gymnasium as gym
 import numpy as np
 
 from ccgym import _argtypes
+from ccgym._registration import gym_id
 
 __all__ = ["add_parser", "check_video_path", "load_sb3_policy", "record_episode", "write_video"]
 
@@ -105,7 +106,7 @@ def _make_env(env_id: str, obs_space: Any, seed: int) -> tuple[gym.Env, Callable
     from ccgym._frontend import resolve_env_id  # importing ccgym registers the ids
     from ccgym.rendering import PixelObservation
 
-    env = gym.make(f"ccgym/{resolve_env_id(env_id)}", render_mode="rgb_array")
+    env = gym.make(gym_id(resolve_env_id(env_id)), render_mode="rgb_array")
     adapt: Callable = lambda obs: obs  # noqa: E731
     shape = getattr(obs_space, "shape", None)
     if shape is not None and len(shape) == 3:

@@ -62,7 +62,15 @@ __all__ = [
     "render_pixels",
 ]
 
-KINDS = _render.KINDS
+
+
+def __getattr__(name: str) -> Any:
+    # KINDS: the kinds with a renderer, read when asked for (registered
+    # plugins join the table after import).
+    if name == "KINDS":
+        return _core.ENV_KINDS
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 PYGAME_HINT = 'pygame is not installed, run `pip install "ccgym[render]"`'
 
 # Foreground and colour tolerances of the fidelity metric (see module docstring).
@@ -73,13 +81,13 @@ COLOUR_TOLERANCE = 24
 def kind_of(kind_or_id: str) -> str:
     """The renderer kind ("CartPole", ...) of a kind name or an env id
     ("CartPole-v1", "ccgym/CartPole-v1")."""
-    if kind_or_id in KINDS:
+    if kind_or_id in _core.ENV_KINDS:
         return kind_or_id
     try:
         return env_kind(kind_or_id)
     except gym.error.Error:
         raise ValueError(
-            f"no renderer for {kind_or_id!r}; expected one of {KINDS} or {ccgym.ENV_IDS}"
+            f"no renderer for {kind_or_id!r}; expected one of {_core.ENV_KINDS} or {ccgym.ENV_IDS}"
         ) from None
 
 

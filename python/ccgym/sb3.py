@@ -49,6 +49,7 @@ from ccgym._frontend import (
     set_action_errors,
 )
 from ccgym._params import batch_params, keyword_defaults
+from ccgym._registration import gym_id
 
 __all__ = ["NativeBatchOffWarning", "VecEnv", "VecMonitor", "make_vec_env"]
 
@@ -110,7 +111,7 @@ class VecEnv(_SB3VecEnv):
                 # gym.make's "CartPole-v0 is out of date": ccgym's vector envs do not warn.
                 warnings.simplefilter("ignore", DeprecationWarning)
                 self._proto = gym.make(
-                    f"ccgym/{self.env_id}", max_episode_steps=int(max_episode_steps),
+                    gym_id(self.env_id), max_episode_steps=int(max_episode_steps),
                     render_mode=render_mode, disable_env_checker=True, **env_kwargs,
                 )
         else:  # no time limit: the raw env, as gym.make cannot leave TimeLimit out
@@ -628,7 +629,7 @@ def make_vec_env(
         from stable_baselines3.common.env_util import make_vec_env as sb3_make_vec_env
 
         return sb3_make_vec_env(
-            f"ccgym/{env_id}" if isinstance(env_id, str) else env_id, n_envs=n_envs,
+            gym_id(resolve_env_id(env_id)) if isinstance(env_id, str) else env_id, n_envs=n_envs,
             seed=seed, start_index=start_index, monitor_dir=monitor_dir,
             wrapper_class=wrapper_class, env_kwargs=env_kwargs, vec_env_cls=vec_env_cls,
             vec_env_kwargs=vec_env_kwargs, monitor_kwargs=monitor_kwargs,

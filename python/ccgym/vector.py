@@ -33,7 +33,7 @@ from ccgym._frontend import (
     warn_no_render_mode,
 )
 from ccgym._params import PHYSICS, batch_params, physics_value
-from ccgym._registration import ENV_IDS, vector_class_name
+from ccgym._registration import ENV_IDS, gym_id, vector_class_name
 
 __all__ = ["VectorEnv"]  # + one subclass per id, e.g. CartPole_v1 (see the end)
 
@@ -263,7 +263,7 @@ class VectorEnv(gym.vector.VectorEnv):
         it gives the per-instance frames SyncVectorEnv returns). None, with
         Gymnasium's warning, when render_mode is None."""
         if self.render_mode is None:
-            warn_no_render_mode("gym.make_vec", f"ccgym/{self.env_id}")
+            warn_no_render_mode("gym.make_vec", gym_id(self.env_id))
             return None
         if not self._core.has_reset:
             raise reset_needed("render()")
@@ -466,7 +466,7 @@ def _id_class(env_id: str) -> type[VectorEnv]:
     return type(name, (VectorEnv,), {
         "__init__": __init__, "__module__": __name__, "__qualname__": name,
         "__doc__": f"``VectorEnv(\"{env_id}\", num_envs, **kwargs)``: the vector entry "
-                   f"point of ``ccgym/{env_id}`` (``gym.make_vec``)."})
+                   f"point of ``{gym_id(env_id)}`` (``gym.make_vec``)."})
 
 
 

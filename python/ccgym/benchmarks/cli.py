@@ -48,6 +48,10 @@ def _id_list(text: str) -> list[str]:
     for x in (x.strip() for x in text.split(",") if x.strip()):
         x = x[len("ccgym/"):] if x.startswith("ccgym/") else x
         if x not in ccgym.ENV_SPECS:
+            from ccgym._registration import load_plugins
+
+            load_plugins()  # an id of a package that declares ccgym envs
+        if x not in ccgym.ENV_SPECS:
             raise argparse.ArgumentTypeError(
                 f"unknown id {x!r}; choose from {', '.join(ccgym.ENV_IDS)}")
         ids.append(x)

@@ -9,6 +9,7 @@ import importlib.util
 
 import numpy as np
 
+from ccgym._registration import gym_id
 from ccgym.benchmarks import harness
 from ccgym.benchmarks.harness import ACTION_BATCHES, Factory, Skip, draw_actions
 
@@ -35,10 +36,12 @@ def has_fast(env_id: str) -> bool:
 
 
 def gym_has(env_id: str) -> bool:
-    """Whether Gymnasium itself registers the id (the reference rows)."""
+    """Whether Gymnasium itself registers the id (the reference rows); not a
+    plugin's id (ccgym.register_c_env), which ccgym registers under that very
+    name and which has no Gymnasium env to compare with."""
     import gymnasium as gym
 
-    return env_id in gym.registry
+    return env_id in gym.registry and gym_id(env_id) != env_id
 
 
 def gym_has_vector(env_id: str) -> bool:
@@ -85,7 +88,7 @@ def single_factory(env_id: str, impl: str) -> Factory:
         elif impl == GYM_MAKE:
             env = gym.make(env_id)
         else:
-            env = gym.make(f"ccgym/{env_id}")
+            env = gym.make(gym_id(env_id))
         return harness.single_loop(env, draw_actions(env.action_space)), 1, env.close
 
     return make

@@ -10,6 +10,8 @@ from typing import Any
 
 import numpy as np
 
+from ccgym._registration import gym_id
+
 
 def bench_render(env_ids: Sequence[str] | None = None, batch: int = 256, seconds: float = 1.0,
                  num_threads: int = 1, pixel_shape: tuple[int, int] = (84, 84),
@@ -54,7 +56,7 @@ def bench_render(env_ids: Sequence[str] | None = None, batch: int = 256, seconds
                 ref.close()
         except gym.error.DependencyNotInstalled:
             pass
-        single = gym.make(f"ccgym/{env_id}", render_mode="rgb_array")
+        single = gym.make(gym_id(env_id), render_mode="rgb_array")
         single.reset(seed=0)
         if single.unwrapped._render_icon:  # an action, so that the icon is drawn
             single.step(np.ones(single.action_space.shape, dtype=single.action_space.dtype))
@@ -94,7 +96,7 @@ def save_samples(directory: str, seed: int = 3, steps: int = 20) -> list[str]:
     os.makedirs(directory, exist_ok=True)
     paths = []
     for env_id in ccgym.ENV_IDS:
-        env = gym.make(f"ccgym/{env_id}", render_mode="rgb_array")
+        env = gym.make(gym_id(env_id), render_mode="rgb_array")
         env.reset(seed=seed)
         env.action_space.seed(seed)
         for _ in range(steps):

@@ -36,6 +36,7 @@ import sys
 from typing import Any
 
 import ccgym
+from ccgym._registration import gym_id
 
 __all__ = ["ExperimentManager", "main", "zoo_hyperparams", "zoo_hyperparams_file"]
 
@@ -77,7 +78,7 @@ def zoo_hyperparams(algo: str) -> dict[str, Any]:
     for env_id in ccgym.ENV_IDS:
         source = zoo_id(env_id)
         if source in table:
-            table[f"ccgym/{env_id}"] = copy.deepcopy(table[source])
+            table[gym_id(env_id)] = copy.deepcopy(table[source])
     return table
 
 

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# An env in C from another package, checked as a user gets it: the ccgym
+# wheel (built here, or taken from -w DIR) installed in a fresh venv, then
+# examples/custom_env pip-installed with pip's default build isolation
+# (its build environment gets ccgym from the wheel via --find-links:
+# headers, find_package(ccgym)), then the example's own tests
+# (custom/PointMass-v0 through gym.make, make_vec in every autoreset mode,
+# ccgym.make_vec, SB3, state, pickle, rendering, ccgym bench).
+#
+# Usage: tools/plugin_check.sh [-w WHEEL_DIR] [-o WORKDIR] [-n]
+#   -w  a directory holding a ccgym wheel for this Python (default: build one)
+#   -o  work directory (default: a temp dir, removed)
+#   -n  no SB3 (skips installing torch and the example's SB3 test)
+# Measured on the 2-core machine: see docs/custom_env.md ("Checking a plugin").
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$(pwd)
+WORK=""
+WHEELS=""
+SB3=1
+while getopts "w:o:n" opt; do
+  case $opt in
+    w) WHEELS=$(cd "$OPTARG" && pwd) ;;
+    o) WORK=$OPTARG ;;
+    n) SB3=0 ;;
+    *) sed -n '2,15p' "$0"; exit 2 ;;
+  esac
+done
+if [ -z "$WORK" ]; then
+  WORK=$(mktemp -d)
+  trap 'rm -rf "$WORK"' EXIT
+fi
+mkdir -p "$WORK"
+log() { printf '[plugin_check %(%H:%M:%S)T] %s\n' -1 "$*"; }
+start=$SECONDS
+PY=${PYTHON:-python3}
+
+if [ -z "$WHEELS" ]; then
+  WHEELS=$WORK/wheels
+  mkdir -p "$WHEELS"
+  # The wheel of the committed tree (what CI ships), built in isolation.
+  TREE=$WORK/tree
+  rm -rf "$TREE"; mkdir -p "$TREE"
+  git archive HEAD | tar -x -C "$TREE"
+  "$PY" -m pip wheel -q --no-deps "$TREE" -w "$WHEELS" >"$WORK/wheel.log" 2>&1 \
+    || { tail -40 "$WORK/wheel.log"; exit 1; }
+  log "built $(ls "$WHEELS") in $((SECONDS - start)) s"
+fi
+ls "$WHEELS"/ccgym-*.whl >/dev/null
+
+"$PY" -m venv "$WORK/venv"
+VPY=$WORK/venv/bin/python
+extras="pytest"
+if [ "$SB3" = 1 ]; then
+  # torch first, pinned to the CPU wheel (the sb3 extra's range resolves to it).
+  "$VPY" -m pip install -q torch==2.13.0 >"$WORK/install.log" 2>&1 \
+    || { tail -40 "$WORK/install.log"; exit 1; }
+  extras="pytest stable-baselines3"
+fi
+# ccgym from the wheel only (--no-index for it: never a registry's ccgym).
+"$VPY" -m pip install -q --no-index --find-links "$WHEELS" ccgym >>"$WORK/install.log" 2>&1 \
+  || "$VPY" -m pip install -q --find-links "$WHEELS" "$(ls "$WHEELS"/ccgym-*.whl | head -1)" \
+       >>"$WORK/install.log" 2>&1 || { tail -40 "$WORK/install.log"; exit 1; }
+# shellcheck disable=SC2086
+"$VPY" -m pip install -q $extras >>"$WORK/install.log" 2>&1 || { tail -40 "$WORK/install.log"; exit 1; }
+log "ccgym installed in a fresh venv ($((SECONDS - start)) s)"
+
+# The plugin, with pip's default build isolation: its build environment
+# takes ccgym from the wheel directory.
+cp -r "$ROOT/examples/custom_env" "$WORK/custom_env"
+rm -rf "$WORK/custom_env/build"
+"$VPY" -m pip install -q --find-links "$WHEELS" "$WORK/custom_env" >"$WORK/plugin.log" 2>&1 \
+  || { tail -60 "$WORK/plugin.log"; exit 1; }
+log "examples/custom_env built and installed with build isolation ($((SECONDS - start)) s)"
+
+# From outside the tree, so that the installed packages are what run.
+cd "$WORK/custom_env"
+"$VPY" -m pytest -q -p no:cacheprovider tests
+log "done in $((SECONDS - start)) s"
