@@ -49,6 +49,11 @@
 #if defined(__GLIBC__) && defined(__linux__) && (defined(__x86_64__) || defined(__aarch64__))
 #define CCGYM_XM_CAN_RECOVER 1
 #endif
+/* The lanes (src/exact_math_lanes.c, built per ISA) on x86-64 GCC/clang builds;
+ * CCGYM_XM_NO_LANES leaves them out (a build that does not compile that file). */
+#if defined(CCGYM_XM_CAN_RECOVER) && defined(__x86_64__) && !defined(CCGYM_XM_NO_LANES)
+#define CCGYM_XM_X86_LANES 1
+#endif
 
 static double xm_d(uint64_t u)
 {
@@ -227,9 +232,15 @@ static double xm_uniform(uint64_t *s, double lo, double hi)
 }
 
 /* Count the probes x with our sin/cos != libm's (by bits; NaN never occurs here). */
+/* When set, the probes are also collected here (for the lane check). */
+static double *xm_probe_buf;
+static long xm_probe_len, xm_probe_cap;
+
 static long xm_check_one(const ccgym_xm_consts *K, int v, int p, double x, long *n)
 {
     long bad = 0;
+    if (xm_probe_buf && xm_probe_len < xm_probe_cap)
+        xm_probe_buf[xm_probe_len++] = x;
     double a = ccgym_xm_sin_with(K, v, p, x), b = sin(x);
     double c = ccgym_xm_cos_with(K, v, p, x), d = cos(x);
     bad += xm_u(a) != xm_u(b);
@@ -299,8 +310,19 @@ long ccgym_xm_selfcheck(const ccgym_xm_consts *K, int v, int p, long *n_probes)
 
 /* ------------------------------------------------------------ recovery */
 
+#if defined(CCGYM_XM_X86_LANES)
+void ccgym_xm_lanes_sincos_avx2(const ccgym_xm_consts *K, int variant, const double *x, double *s,
+                                double *c, size_t n);
+void ccgym_xm_lanes_sincos_avx512(const ccgym_xm_consts *K, int variant, const double *x, double *s,
+                                  double *c, size_t n);
+#endif
+typedef void (*xm_lanes_fn)(const ccgym_xm_consts *K, int variant, const double *x, double *s,
+                            double *c, size_t n);
+
 static ccgym_xm_consts xm_k;
 static int xm_path = -1;
+static xm_lanes_fn xm_lanes = NULL;
+static const char *xm_lanes_name = "scalar";
 static const char *xm_reason = "not initialised";
 static int xm_fixups = -1;
 
@@ -519,6 +541,60 @@ static int xm_pick(const xm_scan *sc, ccgym_xm_consts *K, int v)
 }
 #endif /* CCGYM_XM_CAN_RECOVER */
 
+#if defined(CCGYM_XM_CAN_RECOVER)
+/* The lanes of the best ISA the CPU has (CCGYM_EXACT_MATH=scalar: none,
+ * =avx2: at most AVX2), taken only if they equal libm on every probe too. */
+static void xm_pick_lanes(void)
+{
+#if defined(CCGYM_XM_X86_LANES) && defined(CCGYM_X86_DETECT)
+    const char *e = getenv("CCGYM_EXACT_MATH");
+    unsigned isa = ccgym_cpu_isa();
+    xm_lanes_fn cand[2];
+    const char *names[2];
+    int nc = 0;
+    if (e && strcmp(e, "scalar") == 0)
+        return;
+    if ((isa & CCGYM_ISA_AVX512) && (isa & CCGYM_ISA_FMA) && !(e && strcmp(e, "avx2") == 0))
+    {
+        cand[nc] = ccgym_xm_lanes_sincos_avx512;
+        names[nc++] = "avx512";
+    }
+    if ((isa & CCGYM_ISA_AVX2) && (isa & CCGYM_ISA_FMA))
+    {
+        cand[nc] = ccgym_xm_lanes_sincos_avx2;
+        names[nc++] = "avx2";
+    }
+    long n = 0;
+    xm_probe_cap = 200000;
+    xm_probe_buf = (double *)malloc((size_t)xm_probe_cap * sizeof(double));
+    double *sv = (double *)malloc((size_t)xm_probe_cap * 2 * sizeof(double));
+    if (!xm_probe_buf || !sv) {
+        free(xm_probe_buf), free(sv);
+        xm_probe_buf = NULL;
+        return;
+    }
+    xm_probe_len = 0;
+    ccgym_xm_selfcheck(&xm_k, xm_path, 0, &n);
+    double *probes = xm_probe_buf;
+    xm_probe_buf = NULL;
+    for (int i = 0; i < nc; i++) {
+        cand[i](&xm_k, xm_path, probes, sv, sv + xm_probe_cap, (size_t)xm_probe_len);
+        long bad = 0;
+        for (long j = 0; j < xm_probe_len; j++)
+            bad += (xm_u(sv[j]) != xm_u(sin(probes[j]))) + (xm_u(sv[xm_probe_cap + j]) != xm_u(cos(probes[j])));
+        XM_DEBUG("lanes %s: %ld of %ld probes differ\n", names[i], bad, 2 * xm_probe_len);
+        if (bad == 0) {
+            xm_lanes = cand[i];
+            xm_lanes_name = names[i];
+            break;
+        }
+    }
+    free(probes);
+    free(sv);
+#endif
+}
+#endif
+
 static int xm_env_forces_libm(void)
 {
     const char *e = getenv("CCGYM_EXACT_MATH");
@@ -576,6 +652,7 @@ static void xm_decide(void)
         xm_reason = order[i] == CCGYM_XM_PATH_FMA
                         ? "glibc FMA variant: every self-check probe equal to libm"
                         : "glibc non-FMA variant: every self-check probe equal to libm";
+        xm_pick_lanes();
         return;
     }
     xm_path = CCGYM_XM_PATH_LIBM;
@@ -649,8 +726,17 @@ double ccgym_xm_cos(double x)
     return xm_path > 0 ? ccgym_xm_cos_with(&xm_k, xm_path, 0, x) : cos(x);
 }
 
+const char *ccgym_exact_math_lanes(void)
+{
+    return xm_path > 0 ? xm_lanes_name : "libm";
+}
+
 void ccgym_xm_sincos_array(const double *x, double *s, double *c, size_t n)
 {
+    if (xm_lanes) {
+        xm_lanes(&xm_k, xm_path, x, s, c, n);
+        return;
+    }
     for (size_t i = 0; i < n; i++) {
         s[i] = ccgym_xm_sin(x[i]);
         c[i] = ccgym_xm_cos(x[i]);

@@ -57,6 +57,10 @@ long ccgym_xm_selfcheck(const ccgym_xm_consts *k, int variant, int perturb, long
  * copy (the active path is unchanged): the mismatch count. */
 long ccgym_xm_selfcheck_perturbed(int perturb, long *n_probes);
 
+/* The lanes in use: "avx512", "avx2", "scalar" (the re-implementation one at a
+ * time) or "libm". */
+const char *ccgym_exact_math_lanes(void);
+
 /* s[i] = sin(x[i]), c[i] = cos(x[i]) by the active path (lanes where available). */
 void ccgym_xm_sincos_array(const double *x, double *s, double *c, size_t n);
 
