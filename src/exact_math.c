@@ -77,7 +77,7 @@ static uint32_t xm_hi_abs(double x)
 /* ------------------------------------------------------------ the algorithm */
 
 /* sin(a + da), |a + da| <= 0.855, by the pure polynomial (|a| < 0.126) or the
- * table. F: the FMA variant; drop: compute its first table-path FMA unfused. */
+ * table. F: the FMA variant; drop: compute its last table-path FMA unfused. */
 static double xm_do_sin(const ccgym_xm_consts *K, int F, int drop, double x, double dx)
 {
     double xold = x;
@@ -101,11 +101,9 @@ static double xm_do_sin(const ccgym_xm_consts *K, int F, int drop, double x, dou
     double xx = x * x, s, c, cor;
     double sn = K->tab[k], ssn = K->tab[k + 1], cs = K->tab[k + 2], ccs = K->tab[k + 3];
     if (F) {
-        double q = drop ? (x * xx) * fma(xx, K->sn5, K->sn3) + dx
-                        : fma(x * xx, fma(xx, K->sn5, K->sn3), dx);
-        s = x + q;
+        s = x + fma(x * xx, fma(xx, K->sn5, K->sn3), dx);
         c = fma(x, dx, xx * fma(fma(xx, K->cs6, K->cs4), xx, K->cs2));
-        cor = fma(s, cs, fma(-sn, c, fma(s, ccs, ssn)));
+        cor = drop ? s * cs + fma(-sn, c, fma(s, ccs, ssn)) : fma(s, cs, fma(-sn, c, fma(s, ccs, ssn)));
     } else {
         s = x + (dx + x * xx * (K->sn3 + xx * K->sn5));
         c = x * dx + xx * (K->cs2 + xx * (K->cs4 + xx * K->cs6));
@@ -232,6 +230,12 @@ static double xm_uniform(uint64_t *s, double lo, double hi)
 }
 
 /* Count the probes x with our sin/cos != libm's (by bits; NaN never occurs here). */
+/* Inputs where coefficient sets that libm rejected differ from the one taken
+ * (found by the recovery's tie-break): part of the probe set. */
+#define XM_MAX_WITNESS 64
+static double xm_witness[XM_MAX_WITNESS];
+static int xm_nwitness;
+
 /* When set, the probes are also collected here (for the lane check). */
 static double *xm_probe_buf;
 static long xm_probe_len, xm_probe_cap;
@@ -289,6 +293,9 @@ long ccgym_xm_selfcheck(const ccgym_xm_consts *K, int v, int p, long *n_probes)
         double k = floor(xm_uniform(&s, 2000.0, 6.7e7));
         bad += xm_check_ulps(K, v, p, k * K->hp0 + k * K->hp1, 1, &n);
     }
+    /* inputs that told the coefficient candidates apart */
+    for (int i = 0; i < xm_nwitness; i++)
+        bad += xm_check_one(K, v, p, xm_witness[i], &n);
     /* inputs where the FMA and non-FMA variants differ: found by search */
     int found = 0;
     for (int i = 0; i < 200000 && found < 256; i++) {
@@ -455,26 +462,72 @@ static int xm_match_taylor(const ccgym_xm_consts *K, int v, long n)
  * inputs where the sets themselves disagree (searched without libm; about one
  * in 1e5 near the table midpoints), eliminating each set that differs from
  * libm there. Returns the number of sets left (moved to the front). */
+/* The lanes of the best ISA here, for the tie-break's search only (each
+ * difference they find is confirmed by the scalar code before it counts). */
+static xm_lanes_fn xm_search_lanes(void)
+{
+#if defined(CCGYM_XM_X86_LANES) && defined(CCGYM_X86_DETECT)
+    unsigned isa = ccgym_cpu_isa();
+    if ((isa & CCGYM_ISA_AVX512) && (isa & CCGYM_ISA_FMA))
+        return ccgym_xm_lanes_sincos_avx512;
+    if ((isa & CCGYM_ISA_AVX2) && (isa & CCGYM_ISA_FMA))
+        return ccgym_xm_lanes_sincos_avx2;
+#endif
+    return NULL;
+}
+
+/* Do sets[0] and sets[j] (j < n) give the same sin (and cos unless taylor) at x? */
+static int xm_sets_agree(const ccgym_xm_consts *sets, int n, int v, int taylor, double x)
+{
+    uint64_t r0s = xm_u(ccgym_xm_sin_with(&sets[0], v, 0, x));
+    uint64_t r0c = taylor ? 0 : xm_u(ccgym_xm_cos_with(&sets[0], v, 0, x));
+    for (int j = 1; j < n; j++)
+        if (xm_u(ccgym_xm_sin_with(&sets[j], v, 0, x)) != r0s ||
+            (!taylor && xm_u(ccgym_xm_cos_with(&sets[j], v, 0, x)) != r0c))
+            return 0;
+    return 1;
+}
+
 static int xm_break_ties(ccgym_xm_consts *sets, int n, int v, int taylor)
 {
+    enum { CHUNK = 1024 };
+    static double xs[CHUNK], s0[CHUNK], c0[CHUNK], sj[CHUNK], cj[CHUNK];
+    xm_lanes_fn lf = xm_search_lanes();
     uint64_t s = 13;
-    for (long i = 0; i < 20000000L && n > 1; i++) {
-        double x;
-        if (taylor) {
-            x = xm_uniform(&s, 0.1, 0.1259);
-        } else {
-            int k = 16 + (int)(xm_next(&s) % 94);
-            x = (k + 0.5) / 128 + xm_uniform(&s, -1.0 / 2048, 1.0 / 2048);
+    for (long it = 0; it < 20000000L / CHUNK && n > 1; it++) {
+        for (int i = 0; i < CHUNK; i++) {
+            if (taylor) {
+                xs[i] = xm_uniform(&s, 0.1, 0.1259);
+            } else {
+                int k = 16 + (int)(xm_next(&s) % 94);
+                xs[i] = (k + 0.5) / 128 + xm_uniform(&s, -1.0 / 2048, 1.0 / 2048);
+            }
         }
-        uint64_t r0s = xm_u(ccgym_xm_sin_with(&sets[0], v, 0, x));
-        uint64_t r0c = taylor ? 0 : xm_u(ccgym_xm_cos_with(&sets[0], v, 0, x));
-        int differ = 0;
-        for (int j = 1; j < n && !differ; j++)
-            differ = xm_u(ccgym_xm_sin_with(&sets[j], v, 0, x)) != r0s ||
-                     (!taylor && xm_u(ccgym_xm_cos_with(&sets[j], v, 0, x)) != r0c);
-        if (!differ)
+        int first = -1;
+        if (lf) {
+            lf(&sets[0], v, xs, s0, c0, CHUNK);
+            for (int j = 1; j < n; j++) {
+                lf(&sets[j], v, xs, sj, cj, CHUNK);
+                for (int i = 0; i < CHUNK; i++)
+                    if (xm_u(sj[i]) != xm_u(s0[i]) || (!taylor && xm_u(cj[i]) != xm_u(c0[i]))) {
+                        if (first < 0 || i < first)
+                            first = i;
+                        break;
+                    }
+            }
+            if (first >= 0 && xm_sets_agree(sets, n, v, taylor, xs[first]))
+                first = -1; /* the lanes disagree with the scalar code: not a witness */
+        } else {
+            for (int i = 0; i < CHUNK && first < 0; i++)
+                if (!xm_sets_agree(sets, n, v, taylor, xs[i]))
+                    first = i;
+        }
+        if (first < 0)
             continue;
+        double x = xs[first];
         uint64_t ls = xm_u(sin(x)), lc = taylor ? 0 : xm_u(cos(x));
+        if (xm_nwitness < XM_MAX_WITNESS)
+            xm_witness[xm_nwitness++] = x;
         int m = 0;
         for (int j = 0; j < n; j++)
             if (xm_u(ccgym_xm_sin_with(&sets[j], v, 0, x)) == ls &&
@@ -564,19 +617,14 @@ static void xm_pick_lanes(void)
         cand[nc] = ccgym_xm_lanes_sincos_avx2;
         names[nc++] = "avx2";
     }
-    long n = 0;
-    xm_probe_cap = 200000;
-    xm_probe_buf = (double *)malloc((size_t)xm_probe_cap * sizeof(double));
+    /* the probes of the self-check that accepted (collected by xm_decide) */
+    double *probes = xm_probe_buf;
     double *sv = (double *)malloc((size_t)xm_probe_cap * 2 * sizeof(double));
-    if (!xm_probe_buf || !sv) {
-        free(xm_probe_buf), free(sv);
-        xm_probe_buf = NULL;
+    xm_probe_buf = NULL;
+    if (!probes || !sv) {
+        free(probes), free(sv);
         return;
     }
-    xm_probe_len = 0;
-    ccgym_xm_selfcheck(&xm_k, xm_path, 0, &n);
-    double *probes = xm_probe_buf;
-    xm_probe_buf = NULL;
     for (int i = 0; i < nc; i++) {
         cand[i](&xm_k, xm_path, probes, sv, sv + xm_probe_cap, (size_t)xm_probe_len);
         long bad = 0;
@@ -637,13 +685,17 @@ static void xm_decide(void)
     }
     xm_fixups = fix;
     static const int order[2] = {CCGYM_XM_PATH_FMA, CCGYM_XM_PATH_NOFMA};
+    xm_probe_cap = 200000; /* the self-check's probes, kept for the lanes' check */
+    xm_probe_buf = (double *)malloc((size_t)xm_probe_cap * sizeof(double));
     for (int i = 0; i < 2; i++) {
         ccgym_xm_consts K = xm_k;
         if (!xm_pick(&sc, &K, order[i])) {
             XM_DEBUG("variant %d: no unique coefficient set\n", order[i]);
             continue;
         }
-        long n = 0, bad = ccgym_xm_selfcheck(&K, order[i], 0, &n);
+        long n = 0, bad;
+        xm_probe_len = 0;
+        bad = ccgym_xm_selfcheck(&K, order[i], 0, &n);
         XM_DEBUG("variant %d: self-check %ld of %ld probes differ\n", order[i], bad, n);
         if (bad != 0)
             continue;
@@ -653,8 +705,12 @@ static void xm_decide(void)
                         ? "glibc FMA variant: every self-check probe equal to libm"
                         : "glibc non-FMA variant: every self-check probe equal to libm";
         xm_pick_lanes();
+        free(xm_probe_buf); /* when xm_pick_lanes did not take it */
+        xm_probe_buf = NULL;
         return;
     }
+    free(xm_probe_buf);
+    xm_probe_buf = NULL;
     xm_path = CCGYM_XM_PATH_LIBM;
     xm_reason = "self-check refused (no variant equal to libm on every probe): scalar libm";
 #endif
@@ -665,6 +721,22 @@ int ccgym_exact_math_init(void)
     if (xm_path < 0)
         xm_decide();
     return xm_path;
+}
+
+void ccgym_exact_math_refuse(const char *reason)
+{
+    static char buf[256];
+    size_t n = strlen(reason);
+    if (n >= sizeof buf)
+        n = sizeof buf - 1;
+    memcpy(buf, reason, n);
+    buf[n] = 0;
+    if (xm_path < 0)
+        xm_decide();
+    xm_path = CCGYM_XM_PATH_LIBM;
+    xm_lanes = NULL;
+    xm_lanes_name = "scalar";
+    xm_reason = buf;
 }
 
 int ccgym_exact_math_path(void)
@@ -694,18 +766,13 @@ long ccgym_xm_selfcheck_perturbed(int perturb, long *n_probes)
     int p = CCGYM_XM_PERTURB_NONE;
     switch (perturb) {
     case CCGYM_XM_PERTURB_CONST:
-        K.sn5 = xm_d(xm_u(K.sn5) + 1);
+        K.s1 = xm_d(xm_u(K.s1) + 1);
         break;
     case CCGYM_XM_PERTURB_DROP_FMA:
         p = perturb;
         break;
-    case CCGYM_XM_PERTURB_TABLE_LO: /* the first low word that is not correctly rounded */
-        for (int k = 0; k < CCGYM_XM_TABLE_N; k++) {
-            if (xm_u(K.tab[4 * k + 1]) != ccgym_xm_sin_lo[k]) {
-                K.tab[4 * k + 1] = xm_d(ccgym_xm_sin_lo[k]);
-                break;
-            }
-        }
+    case CCGYM_XM_PERTURB_TABLE_LO: /* one low word (sin(64/128)'s) left out */
+        K.tab[4 * 64 + 1] = 0.0;
         break;
     case CCGYM_XM_PERTURB_VARIANT:
         v = v == CCGYM_XM_PATH_FMA ? CCGYM_XM_PATH_NOFMA : CCGYM_XM_PATH_FMA;

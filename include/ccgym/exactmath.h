@@ -21,9 +21,9 @@ enum {
 /* Perturbations for the self-check's own test (ccgym_xm_selfcheck_perturbed). */
 enum {
     CCGYM_XM_PERTURB_NONE = 0,
-    CCGYM_XM_PERTURB_CONST = 1,     /* one fitted coefficient (sn5) off by one ulp */
-    CCGYM_XM_PERTURB_DROP_FMA = 2,  /* one FMA of the FMA variant computed unfused */
-    CCGYM_XM_PERTURB_TABLE_LO = 3,  /* one table low word replaced by its correctly rounded value */
+    CCGYM_XM_PERTURB_CONST = 1,     /* one fitted coefficient (s1) off by one ulp */
+    CCGYM_XM_PERTURB_DROP_FMA = 2,  /* one FMA of the FMA variant (do_sin's last) unfused */
+    CCGYM_XM_PERTURB_TABLE_LO = 3,  /* one table low word (sin(1/2)'s) left out */
     CCGYM_XM_PERTURB_VARIANT = 4    /* the other variant (FMA <-> non-FMA) */
 };
 
@@ -36,7 +36,10 @@ typedef struct ccgym_xm_consts {
 } ccgym_xm_consts;
 
 int ccgym_exact_math_init(void);          /* the active path (CCGYM_XM_PATH_*) */
-int ccgym_exact_math_path(void);          /* same, without initialising */
+int ccgym_exact_math_path(void);
+/* Switch to scalar libm for good, with this reason (copied): the binding's
+ * numpy check refused. Call before anything steps. */
+void ccgym_exact_math_refuse(const char *reason);          /* same, without initialising */
 const char *ccgym_exact_math_reason(void); /* why (static string) */
 const ccgym_xm_consts *ccgym_exact_math_consts(void);
 /* Number of table low words (of 220) that differ from the correctly rounded ones. */
