@@ -793,6 +793,20 @@ double ccgym_xm_cos(double x)
     return xm_path > 0 ? ccgym_xm_cos_with(&xm_k, xm_path, 0, x) : cos(x);
 }
 
+static int xm_lanes_on = 1;
+
+int ccgym_exact_lanes_active(void)
+{
+    return xm_lanes != NULL && xm_lanes_on;
+}
+
+int ccgym_exact_math_use_lanes(int on)
+{
+    int was = xm_lanes_on;
+    xm_lanes_on = on != 0;
+    return was;
+}
+
 const char *ccgym_exact_math_lanes(void)
 {
     return xm_path > 0 ? xm_lanes_name : "libm";

@@ -31,7 +31,7 @@ def _run(env_value, code="import ccgym._core as c; print(c.exact_math())"):
 
 def test_exact_math_reports_a_path():
     info = _core.exact_math()
-    assert set(info) == {"path", "lanes", "reason", "table_lo_fixups"}
+    assert set(info) == {"path", "lanes", "reason", "table_lo_fixups", "kernels"}
     assert info["path"] in ("libm", "nofma", "fma")
     assert info["lanes"] in ("libm", "scalar", "avx2", "avx512")
     assert (info["lanes"] == "libm") == (info["path"] == "libm")
@@ -108,3 +108,47 @@ def test_bad_variable_raises_at_import():
     proc = _run("fast")
     assert proc.returncode != 0
     assert "CCGYM_EXACT_MATH='fast'" in proc.stderr
+
+
+@pytest.mark.parametrize("kind", _core.exact_lanes_kinds())
+@pytest.mark.parametrize("mode", [_core.AUTORESET_NEXT_STEP, _core.AUTORESET_SAME_STEP,
+                                  _core.AUTORESET_DISABLED])
+def test_lanes_block_step_equals_the_per_instance_step(kind, mode):
+    """The exact lanes block (ccgym_env_def.exact_lanes_block, under the block
+    driver) against the per-instance libm step, bit for bit: state, obs,
+    reward, flags and episode sums over episodes with a time limit, at sizes
+    that leave partial blocks and vector tails."""
+    from ccgym import _params
+
+    info = _core.env_info(kind)
+    rng = np.random.default_rng(7)
+    for n in (1, 13, 300, 1000):
+        runs = []
+        for lanes in (True, False):
+            prev = _core._exact_math_use_lanes(lanes)
+            try:
+                b = _core.Batch(kind, n, _params.params(kind), 17, mode, 1)
+                b.seed_range(3)
+                b.reset()
+                out = []
+                arng = np.random.default_rng(n)
+                for _ in range(60):
+                    if info.action_dim == 0:
+                        a = arng.integers(0, info.n_actions, size=n)
+                    else:
+                        a = arng.uniform(-3, 3, size=(n, info.action_dim)).astype(np.float32)
+                    r = b.step(a)
+                    out.append([np.array(v, copy=True) for v in r
+                                if isinstance(v, np.ndarray)])
+                    snap = b.get_state()
+                    out.append([np.asarray(snap[k]) for k in sorted(snap)
+                                if isinstance(snap[k], np.ndarray)])
+                runs.append(out)
+            finally:
+                _core._exact_math_use_lanes(prev)
+        assert len(runs[0]) == len(runs[1]) == 120
+        for x, y in zip(*runs):
+            assert len(x) == len(y) and x
+            for u, v in zip(x, y):
+                assert u.tobytes() == v.tobytes()
+    del rng

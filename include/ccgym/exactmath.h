@@ -64,6 +64,13 @@ long ccgym_xm_selfcheck_perturbed(int perturb, long *n_probes);
  * time) or "libm". */
 const char *ccgym_exact_math_lanes(void);
 
+/* Whether the exact kernels' block steps use the lanes (exact math accepted
+ * with lanes and not switched off); ccgym_exact_math_use_lanes(0) switches
+ * the kernels back to their per-instance libm step (the bench's side-by-side
+ * row), returning the previous setting. Call it between steps. */
+int ccgym_exact_lanes_active(void);
+int ccgym_exact_math_use_lanes(int on);
+
 /* s[i] = sin(x[i]), c[i] = cos(x[i]) by the active path (lanes where available). */
 void ccgym_xm_sincos_array(const double *x, double *s, double *c, size_t n);
 

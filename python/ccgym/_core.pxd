@@ -81,6 +81,7 @@ cdef extern from "ccgym/env.h" nogil:
         void (*params_init)(void *params, const double *values) noexcept nogil
         const void *step_range  # a function pointer in C; only compared here
         const ccgym_env_def *fast
+        const void *exact_lanes_block  # a function pointer in C; only compared with NULL
 
     const ccgym_env_def **ccgym_envs  # const ccgym_env_def *const ccgym_envs[] in C
     const int ccgym_num_envs

@@ -10,6 +10,8 @@ cdef extern from "ccgym/exactmath.h" nogil:
     void ccgym_exact_math_refuse(const char *reason)
     long ccgym_xm_selfcheck_perturbed(int perturb, long *n_probes)
     void ccgym_xm_sincos_array(const double *x, double *s, double *c, size_t n)
+    int ccgym_exact_lanes_active()
+    int ccgym_exact_math_use_lanes(int on)
 
 _EXACT_MATH_PATHS = ("libm", "nofma", "fma")
 _EXACT_MATH_PERTURB = {"none": 0, "const": 1, "drop_fma": 2, "table_lo": 3, "variant": 4}
@@ -83,12 +85,31 @@ def exact_math():
     """Which math the exact kernels use, and why: a dict with "path" ("fma" or
     "nofma": the re-implementation of glibc's variant of that name, libm's bits;
     "libm": scalar libm), "lanes" ("avx512", "avx2", "scalar" or "libm"),
-    "reason" and "table_lo_fixups" (how many table low words read from libm
-    differ from the correctly rounded ones)."""
+    "reason", "table_lo_fixups" (how many table low words read from libm
+    differ from the correctly rounded ones) and "kernels" (True: the exact
+    kernels that have a block step, ccgym_env_def.exact_lanes_block, run it in
+    those lanes; False: their per-instance libm step)."""
     return {"path": _EXACT_MATH_PATHS[ccgym_exact_math_path()],
             "lanes": ccgym_exact_math_lanes().decode(),
+            "kernels": bool(ccgym_exact_lanes_active()),
             "reason": ccgym_exact_math_reason().decode(),
             "table_lo_fixups": ccgym_exact_math_table_lo_fixups()}
+
+
+def exact_lanes_kinds():
+    """The env kinds whose exact step has a block form over exact math
+    (ccgym_env_def.exact_lanes_block): those that run in SIMD lanes when
+    exact_math()["kernels"] is True."""
+    return tuple(ccgym_envs[i].name.decode() for i in range(ccgym_num_envs)
+                 if ccgym_envs[i].exact_lanes_block != NULL)
+
+
+def _exact_math_use_lanes(bint on):
+    """Switches the exact kernels' lanes block steps on (when exact math has
+    lanes) or off (their per-instance scalar libm step); returns the previous
+    setting. For the bench's side-by-side rows and tests: call it between
+    steps, not while another thread steps."""
+    return bool(ccgym_exact_math_use_lanes(on))
 
 
 def _exact_math_selfcheck(str perturb="none"):

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "ccgym/exactmath.h"
+#include "ccgym/npmath.h"
 #include "ccgym/exactmath_consts.h"
 
 static uint64_t u64(double d)
@@ -159,6 +160,36 @@ int main(int argc, char **argv)
             total++;
         }
     }
+    /* ccgym_fmod (include/ccgym/npmath.h) against libm's fmod */
+    bad = 0;
+    long nf = 0;
+    static const double bs_[] = {6.283185307179586, 1.0, 3.0, 0.1, 1e-250, 1e250, 2.5e-300, 7e299, -6.283185307179586};
+    for (size_t j = 0; j < sizeof bs_ / sizeof bs_[0]; j++) {
+        double b = bs_[j];
+        for (long i = 0; i < n / 100; i++) {
+            double u = (double)(next() >> 11) * (1.0 / 9007199254740992.0);
+            double a = b * exp2(-4.0 + 60.0 * u) * ((i & 1) ? -1 : 1);
+            if (i % 7 == 0) /* near multiples of b */
+                a = dbl(u64(floor(a / b) * b) + (uint64_t)(int64_t)(i % 5 - 2));
+            double r1 = ccgym_fmod(a, b), r2 = fmod(a, b);
+            nf++;
+            if (u64(r1) != u64(r2)) {
+                if (bad < 5)
+                    printf("  fmod mismatch a=%a b=%a: %a vs %a\n", a, b, r1, r2);
+                bad++;
+            }
+        }
+    }
+    static const double fsp[] = {0.0, -0.0, INFINITY, -INFINITY, NAN, 5e-324, 1e308};
+    for (size_t i = 0; i < 7; i++)
+        for (size_t j = 0; j < 7; j++) {
+            double r1 = ccgym_fmod(fsp[i], fsp[j]), r2 = fmod(fsp[i], fsp[j]);
+            nf++;
+            if (!(isnan(r1) && isnan(r2)) && u64(r1) != u64(r2))
+                bad++;
+        }
+    printf("ccgym_fmod vs fmod: %ld pairs, %ld mismatches\n", nf, bad);
+    total += bad;
     printf("total: %ld values checked, %ld mismatches\n", n_checked, total);
     return total != 0;
 }
