@@ -46,7 +46,10 @@
 #if defined(__linux__)
 #include <link.h>
 #endif
-#if defined(__GLIBC__) && defined(__linux__) && (defined(__x86_64__) || defined(__aarch64__))
+/* Recovery from the loaded libm: glibc on Linux (CCGYM_XM_NO_RECOVER leaves it
+ * out, to build and test the fallback as the other platforms have it). */
+#if defined(__GLIBC__) && defined(__linux__) && (defined(__x86_64__) || defined(__aarch64__)) && \
+    !defined(CCGYM_XM_NO_RECOVER)
 #define CCGYM_XM_CAN_RECOVER 1
 #endif
 /* The lanes (src/exact_math_lanes.c, built per ISA) on x86-64 GCC/clang builds;
