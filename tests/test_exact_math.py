@@ -122,7 +122,7 @@ def test_lanes_block_step_equals_the_per_instance_step(kind, mode):
 
     info = _core.env_info(kind)
     rng = np.random.default_rng(7)
-    for n in (1, 13, 300, 1000):
+    for n in (16, 21, 300, 1000):  # >= CCGYM_EXACT_LANES_MIN: the block path
         runs = []
         for lanes in (True, False):
             prev = _core._exact_math_use_lanes(lanes)
