@@ -211,7 +211,7 @@ static void ccgym_pendulum_exact_lanes_block(const ccgym_batch *b, const void *a
     float *obs = b->obs + lo * 3;
     double *reward = b->reward + lo;
     uint8_t *terminated = b->terminated + lo;
-    double th[BLOCK], sn[BLOCK], cs[BLOCK];
+    double th[BLOCK] = {0}, sn[BLOCK], cs[BLOCK]; /* (zeroed: GCC cannot see m <= BLOCK) */
     for (size_t i = 0; i < m; i++)
         th[i] = st[i].th;
     ccgym_xm_sincos_array(th, sn, cs, m);
