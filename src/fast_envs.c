@@ -120,3 +120,12 @@ int ccgym_discrete_in_range(const int64_t *a, size_t n, int64_t n_actions)
 FAST_STEP_RANGE(ccgym_cartpole, cartpole)
 FAST_STEP_RANGE(ccgym_pendulum, pendulum)
 FAST_STEP_RANGE(ccgym_acrobot, acrobot)
+
+/* The exact lanes blocks (ccgym_env_def.exact_lanes_block) under the block
+ * driver: its own arithmetic is bookkeeping (no physics), so the generic
+ * build of it serves every ISA; the block is the exact file's. */
+void ccgym_exact_lanes_drive(const ccgym_env_def *def, const ccgym_batch *b, const void *actions,
+                             size_t begin, size_t end)
+{
+    ccgym_fast_drive_generic(def, def->exact_lanes_block, b, actions, begin, end);
+}

@@ -17,6 +17,7 @@
 #include "ccgym/nptype.h"
 #include "ccgym/pendulum.h"
 #include "fast_kernels.h"
+#include "block_book.h"
 
 #if defined(__AVX2__)
 #include <immintrin.h>
@@ -66,46 +67,6 @@ int FAST_FN(discrete_in_range)(const int64_t *a, size_t n, int64_t n_actions)
     for (size_t i = 0; i < n; i++)
         bad |= (uint64_t)((uint64_t)a[i] >= lim);
     return bad == 0;
-}
-
-/* The driver's bookkeeping of one ordinary step (elapsed steps, truncation,
- * episode return), done by the block kernels inside their vectorised passes:
- * fast_book_init once per block, fast_book_step per instance. */
-typedef struct fast_book {
-    const int64_t *__restrict start;
-    double *__restrict ep_return;
-    uint8_t *__restrict truncated;
-    const uint8_t *__restrict pending;
-    uint8_t *__restrict special;
-    int64_t last_start;
-    uint8_t check; /* b->check_truncation */
-    uint8_t pend_mask;
-} fast_book;
-
-CCGYM_INLINE fast_book fast_book_init(const ccgym_batch *b, size_t lo, uint8_t *special)
-{
-    fast_book k;
-    k.start = b->episode_start + lo;
-    k.ep_return = b->episode_return + lo;
-    k.truncated = b->truncated + lo;
-    k.pending = b->pending_reset + lo;
-    k.special = special;
-    k.last_start = ccgym_last_start(b);
-    k.check = b->check_truncation ? 1 : 0;
-    k.pend_mask = b->autoreset_mode == CCGYM_AUTORESET_NEXT_STEP ? 1 : 0;
-    return k;
-}
-
-/* Instance lo + i stepped with reward r (added to its return: pass 0.0 and
- * add it later where the reward is fixed up later) and terminated term.
- * Marks in special[i] the instances the driver must see to: done, or
- * awaiting a NEXT_STEP reset. */
-CCGYM_INLINE void fast_book_step(const fast_book *k, size_t i, double r, uint8_t term)
-{
-    const uint8_t trunc = ccgym_truncates(k->check, k->start[i], k->last_start);
-    k->truncated[i] = trunc;
-    k->ep_return[i] = k->ep_return[i] + r;
-    k->special[i] = (uint8_t)(term | trunc | (k->pending[i] & k->pend_mask));
 }
 
 /* Bit k set where the 0/1 flag f[k] is 1, for k < 64. */

@@ -1,6 +1,8 @@
 #include <math.h>
 
+#include "block_book.h"
 #include "ccgym/driver.h"
+#include "ccgym/exactmath.h"
 #include "ccgym/npmath.h"
 #include "ccgym/nptype.h"
 #include "ccgym/pendulum.h"
@@ -100,10 +102,14 @@ static inline void ccgym_pendulum_observe(const ccgym_pendulum_params *p,
  * max_torque)[0] takes the promoted type of the action and max_torque, its
  * terms u**2, 0.001 * u**2 and 3.0 / (m * l**2) * u compute in their
  * operands' types (float16: float32 ops rounded to float16, as numpy's
- * float16 scalar math); the rest meets the float64 state and is float64. */
+ * float16 scalar math); the rest meets the float64 state and is float64.
+ * The step's math comes from its caller: sin_th is np.sin(th) of the state's
+ * th (libm's sin, one instance at a time, or exact math's lanes over a
+ * block: the same bits), and the caller writes the observation
+ * (ccgym_pendulum_observe, or the block's lanes). */
 CCGYM_INLINE void pendulum_step_line_by_line(const ccgym_pendulum_params *p,
-                                             ccgym_pendulum_state *s, double a, int at,
-                                             int typed, float *obs, double *reward,
+                                             ccgym_pendulum_state *s, double sin_th, double a,
+                                             int at, int typed, double *reward,
                                              uint8_t *terminated)
 {
     const double th = s->th, thdot = s->thdot, dt = p->dt;
@@ -119,14 +125,13 @@ CCGYM_INLINE void pendulum_step_line_by_line(const ccgym_pendulum_params *p,
     const ccgym_num u_acc =
         ccgym_num_op(ccgym_num_of(p->torque_coef, typed ? (int)p->torque_coef_t : CCGYM_T_PY), u,
                      CCGYM_OP_MUL);
-    double newthdot = thdot + (p->sin_coef * sin(th) + u_acc.v) * dt;
+    double newthdot = thdot + (p->sin_coef * sin_th + u_acc.v) * dt;
     newthdot = ccgym_npy_clip(newthdot, -p->max_speed, p->max_speed);
     const double newth = th + newthdot * dt;
     s->th = newth;
     s->thdot = newthdot;
     *reward = -costs;
     *terminated = 0;
-    ccgym_pendulum_observe(p, s, 0, obs);
 }
 
 /* pendulum_step_line_by_line with the attributes' types (out of line: only
@@ -135,7 +140,8 @@ static CCGYM_COLD void pendulum_step_any(const ccgym_pendulum_params *p,
                                          ccgym_pendulum_state *s, double a, int at,
                                          float *obs, double *reward, uint8_t *terminated)
 {
-    pendulum_step_line_by_line(p, s, a, at, 1, obs, reward, terminated);
+    pendulum_step_line_by_line(p, s, sin(s->th), a, at, 1, reward, terminated);
+    ccgym_pendulum_observe(p, s, 0, obs);
 }
 
 /* The float32-action step: Gymnasium's step for a float32 action (the
@@ -147,10 +153,13 @@ CCGYM_INLINE void ccgym_pendulum_step(const ccgym_pendulum_params *p, ccgym_pend
                                       double *reward, uint8_t *terminated)
 {
     (void)rng;
-    if (CCGYM_UNLIKELY(p->typed)) /* a numpy max_torque, m or l (the single env only) */
+    if (CCGYM_UNLIKELY(p->typed)) { /* a numpy max_torque, m or l (the single env only) */
         pendulum_step_any(p, s, action[0], CCGYM_T_F32, obs, reward, terminated);
-    else
-        pendulum_step_line_by_line(p, s, action[0], CCGYM_T_F32, 0, obs, reward, terminated);
+    } else {
+        pendulum_step_line_by_line(p, s, sin(s->th), action[0], CCGYM_T_F32, 0, reward,
+                                   terminated);
+        ccgym_pendulum_observe(p, s, 0, obs);
+    }
 }
 
 /* The step for an action of another type than float32, a double holding its
@@ -164,10 +173,12 @@ CCGYM_INLINE void ccgym_pendulum_step_typed(const ccgym_pendulum_params *p,
                                             uint8_t *terminated)
 {
     const int at = type == CCGYM_ACTION_F16 ? CCGYM_T_F16 : CCGYM_T_F64;
-    if (CCGYM_UNLIKELY(p->typed))
+    if (CCGYM_UNLIKELY(p->typed)) {
         pendulum_step_any(p, s, action[0], at, obs, reward, terminated);
-    else /* Python-number attributes: the tags constants the compiler folds */
-        pendulum_step_line_by_line(p, s, action[0], at, 0, obs, reward, terminated);
+    } else { /* Python-number attributes: the tags constants the compiler folds */
+        pendulum_step_line_by_line(p, s, sin(s->th), action[0], at, 0, reward, terminated);
+        ccgym_pendulum_observe(p, s, 0, obs);
+    }
 }
 
 /* (x_init, y_init): the state is uniform in [-x, x] x [-y, y]. */
@@ -181,6 +192,46 @@ static inline void ccgym_pendulum_reset(const ccgym_pendulum_params *p, ccgym_pe
     s->last_u = NAN;
     s->last_u_t = 0; /* None */
     ccgym_pendulum_observe(p, s, 0, obs);
+}
+
+/* The exact float32-action step of instances [lo, hi) as a block (the def's
+ * exact_lanes_block): the same step body, its sin(th) and the observation's
+ * cos/sin(newth) computed for the whole block by exact math (in SIMD lanes,
+ * libm's bits), the driver's bookkeeping of an ordinary step as the block
+ * driver wants it (block_book.h). */
+static void ccgym_pendulum_exact_lanes_block(const ccgym_batch *b, const void *actions, size_t lo,
+                                             size_t hi, uint8_t *special)
+{
+    enum { BLOCK = 256 };
+    const fast_book bk = fast_book_init(b, lo, special);
+    const size_t m = hi - lo, ps = b->params_stride ? 1 : 0;
+    ccgym_pendulum_state *st = (ccgym_pendulum_state *)b->state + lo;
+    const ccgym_pendulum_params *P = (const ccgym_pendulum_params *)b->params + lo * ps;
+    const float *act = (const float *)actions + lo;
+    float *obs = b->obs + lo * 3;
+    double *reward = b->reward + lo;
+    uint8_t *terminated = b->terminated + lo;
+    double th[BLOCK] = {0}, sn[BLOCK], cs[BLOCK]; /* (zeroed: GCC cannot see m <= BLOCK) */
+    for (size_t i = 0; i < m; i++)
+        th[i] = st[i].th;
+    ccgym_xm_sincos_array(th, sn, cs, m);
+    for (size_t i = 0; i < m; i++) {
+        const ccgym_pendulum_params *p = P + i * ps;
+        if (CCGYM_UNLIKELY(p->typed))
+            pendulum_step_line_by_line(p, &st[i], sn[i], act[i], CCGYM_T_F32, 1, &reward[i],
+                                       &terminated[i]);
+        else
+            pendulum_step_line_by_line(p, &st[i], sn[i], act[i], CCGYM_T_F32, 0, &reward[i],
+                                       &terminated[i]);
+        fast_book_step(&bk, i, reward[i], terminated[i]);
+        th[i] = st[i].th;
+        obs[3 * i + 2] = (float)st[i].thdot;
+    }
+    ccgym_xm_sincos_array(th, sn, cs, m);
+    for (size_t i = 0; i < m; i++) {
+        obs[3 * i + 0] = (float)cs[i];
+        obs[3 * i + 1] = (float)sn[i];
+    }
 }
 
 CCGYM_DECLARE_TYPED_STEP(ccgym_pendulum);
@@ -198,6 +249,7 @@ CCGYM_DEFINE_ENV(ccgym_pendulum, ccgym_pendulum_state, ccgym_pendulum_params, fl
                  .reward_type = CCGYM_REWARD_NUMPY,
                  .typed_step_range = ccgym_pendulum_typed_step_range,
                  .obs_low = ccgym_pendulum_obs_low, .obs_high = ccgym_pendulum_obs_high,
-                 .action_low = ccgym_pendulum_action_low, .action_high = ccgym_pendulum_action_high)
+                 .action_low = ccgym_pendulum_action_low, .action_high = ccgym_pendulum_action_high,
+                 .exact_lanes_block = ccgym_pendulum_exact_lanes_block)
 
 CCGYM_DEFINE_TYPED_STEP(ccgym_pendulum, ccgym_pendulum_state, ccgym_pendulum_params, 1)

@@ -26,6 +26,15 @@ n=0
 for f in src/*.c; do
   extra=()
   [ "$f" = src/fast_envs.c ] && [ "$X86" = 1 ] && extra=(-DCCGYM_FAST_X86=1)
+  if [ "$f" = src/exact_math_lanes.c ]; then
+    if [ "$X86" = 1 ]; then
+      "$CC" "${WARN[@]}" "${EXACT[@]}" -DCCGYM_XM_LANES=avx2 -mavx2 -mfma -c "$f" -o "$OUT/xm_avx2.o"
+      "$CC" "${WARN[@]}" "${EXACT[@]}" -DCCGYM_XM_LANES=avx512 -mavx512f -mavx512dq -mavx512vl \
+        -mavx512bw -mavx2 -mfma -c "$f" -o "$OUT/xm_avx512.o"
+      n=$((n + 2))
+    fi
+    continue
+  fi
   if [ "$f" = src/fast_kernels.c ]; then
     "$CC" "${WARN[@]}" "${FAST[@]}" -DCCGYM_FAST_SUFFIX=generic -c "$f" -o "$OUT/fk_generic.o"
     n=$((n + 1))
@@ -42,5 +51,7 @@ for f in src/*.c; do
 done
 # The C test driver (tests/c/driver_test.c, run by tools/wine_check.sh).
 "$CC" "${WARN[@]}" "${EXACT[@]}" -Itests/c -c tests/c/driver_test.c -o "$OUT/driver_test.o"
+n=$((n + 1))
+"$CC" "${WARN[@]}" "${EXACT[@]}" -c tests/c/exact_math_check.c -o "$OUT/exact_math_check.o"
 n=$((n + 1))
 echo "clang_check: $n compilations of $(ls src/*.c | wc -l) C sources and the C test driver, no warnings"

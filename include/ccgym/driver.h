@@ -217,6 +217,17 @@ CCGYM_INLINE int ccgym_end_episode(int mode, ccgym_reset_fn reset, const void *p
     return 0;
 }
 
+/* Exact steps in SIMD lanes (an env's ccgym_env_def.exact_lanes_block): whether
+ * they are on (exact math accepted with lanes, include/ccgym/exactmath.h, and
+ * not switched off), and the block driver that runs them (src/fast_envs.c). */
+int ccgym_exact_lanes_active(void);
+/* Fewer instances than this in a step_range call take the per-instance step
+ * (a block of one costs more than libm: callgrind, Pendulum N=1, 1407 against
+ * 782 instructions per step). */
+#define CCGYM_EXACT_LANES_MIN 16
+void ccgym_exact_lanes_drive(const ccgym_env_def *def, const ccgym_batch *b, const void *actions,
+                             size_t begin, size_t end);
+
 /* The generic loops. Each env's .c file instantiates them with its own
  * static inline step and reset (CCGYM_DEFINE_ENV), which the compiler inlines. */
 CCGYM_INLINE void ccgym_drive_step_loop(const ccgym_batch *b, const void *actions,
@@ -378,9 +389,15 @@ CCGYM_INLINE void ccgym_bare_loop(const ccgym_bare_job *j, size_t begin, size_t 
     {                                                                                        \
         NAME##_reset((const PARAMS_T *)p, (STATE_T *)s, rng, a, b, obs);                     \
     }                                                                                        \
+    extern const ccgym_env_def NAME##_def;                                                   \
     static void NAME##_step_range(const ccgym_batch *b, const void *actions, size_t begin,  \
                                   size_t end)                                               \
     {                                                                                        \
+        if (NAME##_def.exact_lanes_block && end - begin >= CCGYM_EXACT_LANES_MIN &&          \
+            ccgym_exact_lanes_active()) {                                                    \
+            ccgym_exact_lanes_drive(&NAME##_def, b, actions, begin, end);                    \
+            return;                                                                          \
+        }                                                                                    \
         ccgym_drive_step(b, actions, sizeof(ACTION_T) * ((ACTION_DIM) ? (ACTION_DIM) : 1),   \
                          begin, end, sizeof(STATE_T), OBS_DIM, DEF_A, DEF_B,                 \
                          NAME##_step_fn, NAME##_reset_fn);                                   \

@@ -266,6 +266,14 @@ typedef struct ccgym_env_def {
     ccgym_paint_fn paint;
     /* Gymnasium's metadata["render_fps"] of an env without a Gymnasium class. */
     int render_fps;
+    /* The exact step of instances [lo, hi) (hi - lo <= 256) as a block kernel
+     * (src/fast_kernels.h's ccgym_fast_block_fn contract): the env's step body
+     * with its sin/cos batched through include/ccgym/exactmath.h, so in SIMD
+     * lanes when those are active; the same bits as step_range. step_range
+     * takes it, under the block driver, when ccgym_exact_lanes_active();
+     * NULL: none (the per-instance loop). */
+    void (*exact_lanes_block)(const struct ccgym_batch *b, const void *actions, size_t lo,
+                              size_t hi, uint8_t *special);
 } ccgym_env_def;
 
 /* The registry (src/envs.c): every stock env, the first entries of

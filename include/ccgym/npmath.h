@@ -28,11 +28,43 @@ static inline double ccgym_pow2_of_f32(float x)
  * subnormals at least; see tools/check_pow_squares.c). */
 static inline float ccgym_pow2f(float x) { return powf(x, 2.0f); }
 
+/* fmod(a, b), which is exact (the result is representable, so every correct
+ * method gives the same bits), without the libm call where that is easy:
+ * for b a normal number below 2^900 and |a| < 2^52 |b|, with q = floor(|a| /
+ * |b|) (at most one too large), |a| - q |b| by Dekker's exact product (no
+ * FMA needed) and Sterbenz's exact difference, then + |b| if q was one too
+ * large; elsewhere (and in the fast files, whose contraction would break
+ * Dekker's product) libm's fmod. tests/c/exact_math_check.c compares it with
+ * fmod. */
+static inline double ccgym_fmod(double a, double b)
+{
+#if defined(CCGYM_FAST_SUFFIX)
+    return fmod(a, b);
+#else
+    const double aa = fabs(a), ab = fabs(b);
+    if (!(ab >= 0x1p-900 && ab < 0x1p900 && aa < ab * 0x1p52)) /* also NaN and inf */
+        return fmod(a, b);
+    if (aa < ab)
+        return a;
+    const double q = floor(aa / ab);
+    /* p + e = q * ab exactly (Veltkamp split of both factors, 26 + 27 bits) */
+    const double split = 134217729.0; /* 2^27 + 1 */
+    const double cq = split * q, qh = cq - (cq - q), ql = q - qh;
+    const double cb = split * ab, bh = cb - (cb - ab), bl = ab - bh;
+    const double p = q * ab;
+    const double e = ((qh * bh - p) + qh * bl + ql * bh) + ql * bl;
+    double r = (aa - p) - e; /* exact: aa - p by Sterbenz, the result representable */
+    if (r < 0)
+        r += ab;
+    return copysign(r, a);
+#endif
+}
+
 /* numpy's npy_remainder for float64 (`a % b` on numpy scalars): the result has
  * the sign of b. */
 static inline double ccgym_npy_remainder(double a, double b)
 {
-    double mod = fmod(a, b);
+    double mod = ccgym_fmod(a, b);
     if (!b)
         return mod;
     if (mod) {

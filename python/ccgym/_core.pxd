@@ -101,6 +101,7 @@ cdef extern from "ccgym/env.h" nogil:
         const float *action_high
         const void *paint
         int render_fps
+        const void *exact_lanes_block  # a function pointer in C; only compared with NULL
 
     const ccgym_env_def **ccgym_envs  # const ccgym_env_def *const ccgym_envs[] in C
     const int ccgym_num_envs

@@ -597,6 +597,9 @@ def fast_sincos(x, int isa=-1):
     return s, c
 
 
+include "_exact_math.pxi"
+
+
 # Reusing handed-out output arrays rests on reference counts, which a
 # free-threaded build does not keep in one plain field: there it is off.
 cdef bint _REUSE_OUTPUTS = getattr(sys, "_is_gil_enabled", lambda: True)()

@@ -193,6 +193,10 @@ def main(args: argparse.Namespace) -> int:
         f"{args.budget:g} s per row, {args.clock} clock"
         + (" (rows with threads > 1: wall)" if args.clock == "cpu" else "")
         + f"; fast kernels: {_core.fast_isa()}")
+    xm = _core.exact_math()
+    say(f"exact math: {xm['path']}, lanes {xm['lanes']} ({xm['reason']}); exact kernels in "
+        f"lanes: {', '.join(_core.exact_lanes_kinds()) if xm['kernels'] else 'none'} "
+        f"(the 'ccgym libm' rows: the same steps with scalar libm)")
     say(report.legend(results))
     say()
     say(report.format_table(results))
@@ -224,6 +228,7 @@ def main(args: argparse.Namespace) -> int:
             "ids": args.ids, "num_envs": args.num_envs, "threads": args.threads,
             "quick": args.quick, "ceiling": args.ceiling, "clock": args.clock,
             "elapsed_s": elapsed, "fast_isa": _core.fast_isa(),
+            "exact_math": _core.exact_math(),
         }
         text = report.dumps(report.payload(meta, results, resets, memory, breakdown, goals,
                                            notes))

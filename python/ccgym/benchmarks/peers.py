@@ -17,6 +17,9 @@ from ccgym.benchmarks.harness import ACTION_BATCHES, Factory, Skip, draw_actions
 GYM_RAW, CC_RAW, GYM_MAKE, CC_MAKE = "gymnasium raw", "ccgym raw", "gymnasium make", "ccgym make"
 CC_VEC, CC_VEC_NOCOPY, CEILING = "ccgym", "ccgym copy=False", "ceiling"
 CC_FAST, CC_FAST_NOCOPY = "ccgym fast", "ccgym fast copy=False"
+# The exact rows with the exact kernels' lanes switched off: scalar libm, one
+# instance at a time (what CCGYM_EXACT_MATH=libm runs), beside the default.
+CC_VEC_LIBM = "ccgym libm"
 GYM_SYNC, GYM_NUMPY = "gym SyncVectorEnv", "gym CartPoleVectorEnv"
 SB3_DUMMY, ENVPOOL, GYMNAX = "sb3 DummyVecEnv", "envpool", "gymnax"
 # Each single-env row's Gymnasium counterpart.
@@ -103,6 +106,37 @@ def ccgym_vector_factory(env_id: str, n: int, threads: int, copy: bool = True,
                               precision=precision)
         envs.reset(seed=0)
         return harness.cycle_loop(envs.step, draw_actions(envs.action_space)), n, envs.close
+
+    return make
+
+
+def has_exact_lanes(env_id: str) -> bool:
+    """Whether env_id's exact step runs in exact math's SIMD lanes here (then
+    the bench adds a CC_VEC_LIBM row beside the exact one)."""
+    from ccgym import _core, _frontend
+
+    return (_core.exact_math()["kernels"]
+            and _frontend.env_kind(env_id) in _core.exact_lanes_kinds())
+
+
+def ccgym_libm_vector_factory(env_id: str, n: int, threads: int) -> Factory:
+    """ccgym_vector_factory's exact rows with the lanes off during each timed
+    call (the switch is outside the clock): the scalar-libm exact step."""
+    inner = ccgym_vector_factory(env_id, n, threads)
+
+    def make():
+        from ccgym import _core
+
+        run, work, close = inner()
+
+        def run_libm(k: int) -> float:
+            prev = _core._exact_math_use_lanes(False)
+            try:
+                return run(k)
+            finally:
+                _core._exact_math_use_lanes(prev)
+
+        return run_libm, work, close
 
     return make
 

@@ -58,6 +58,8 @@ def plan(args: argparse.Namespace) -> tuple[list[Task], list[str]]:
             for precision, impl, impl_nocopy in precisions:
                 for t in threads:
                     add(impl, P.ccgym_vector_factory(env_id, n, t, precision=precision), t)
+                    if precision == "exact" and P.has_exact_lanes(env_id):
+                        add(P.CC_VEC_LIBM, P.ccgym_libm_vector_factory(env_id, n, t), t)
                 if not args.no_copy_false:
                     add(impl_nocopy,
                         P.ccgym_vector_factory(env_id, n, 1, copy=False, precision=precision))

@@ -1,0 +1,828 @@
+/* Exact math: a re-implementation of glibc's double sin/cos (glibc >= 2.28,
+ * sysdeps/ieee754/dbl-64/s_sin.c, IBM Accurate Mathematical Library lineage),
+ * written from the algorithm, so that its results are libm's bit for bit and
+ * the exact kernels can compute them in SIMD lanes. No glibc code or table is
+ * copied; where each constant comes from:
+ *
+ *  - include/ccgym/exactmath_consts.h, generated from mathematics by
+ *    tools/gen_exact_math_consts.py (stdlib fractions/decimal): the range
+ *    reduction constants (2/pi, pi/2 as hi+lo and as the 26/27/26/53-bit
+ *    split), the rounding constants 1.5*2^45 and 1.5*2^52, the branch
+ *    thresholds, 0.126, the cos x^2 coefficient 1/2, and the correctly
+ *    rounded sin/cos of k/128 (high words and low words);
+ *  - read from the loaded libm at init (xm_recover below): the nine fitted
+ *    polynomial coefficients (sn3, sn5, cs4, cs6 of the table path; s1..s5 of
+ *    the pure polynomial), which are not a function of mathematics, and the
+ *    table's low words (18 of its 220 are not the correctly rounded
+ *    remainder). The table is found as the run of doubles whose high words
+ *    are the generated correctly rounded sin/cos(k/128); each coefficient is
+ *    picked among the doubles near its Taylor value by matching libm's own
+ *    results; everything is then verified by the self-check.
+ *
+ * The algorithm, for |x| by the high word of its bits:
+ *   < 2^-26 (cos: 2^-27): sin = x, cos = 1;
+ *   < 109.5/128: sin: |x| < 0.126 a pure polynomial, else the table point
+ *     k/128 nearest |x| and polynomials of the remainder; cos: the table;
+ *   < pi/2 + 109.5/128: sin(x) = cos(pi/2 - |x|), cos(x) = sin(pi/2 - |x|)
+ *     with pi/2 as hi + lo;
+ *   < 2^26 pi/2: Cody-Waite reduction by pi/2 in four parts, quadrant n;
+ *   beyond: libm itself (the big reduction is not re-implemented).
+ * glibc has an FMA variant (x86-64, picked at load time when the CPU has
+ * FMA and AVX2) that is the same C compiled with contraction; the fused
+ * forms below are the ones that variant's code uses. This file itself is
+ * built with -ffp-contract=off: every fused operation is an explicit fma(). */
+#if defined(__linux__) && !defined(_GNU_SOURCE)
+#define _GNU_SOURCE
+#endif
+#include "ccgym/exactmath.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ccgym/exactmath_consts.h"
+#include "ccgym/portable.h"
+
+#if defined(__linux__)
+#include <link.h>
+#endif
+/* Recovery from the loaded libm: glibc on Linux (CCGYM_XM_NO_RECOVER leaves it
+ * out, to build and test the fallback as the other platforms have it). */
+#if defined(__GLIBC__) && defined(__linux__) && (defined(__x86_64__) || defined(__aarch64__)) && \
+    !defined(CCGYM_XM_NO_RECOVER)
+#define CCGYM_XM_CAN_RECOVER 1
+#endif
+/* The lanes (src/exact_math_lanes.c, built per ISA) on x86-64 GCC/clang builds;
+ * CCGYM_XM_NO_LANES leaves them out (a build that does not compile that file). */
+#if defined(CCGYM_XM_CAN_RECOVER) && defined(__x86_64__) && !defined(CCGYM_XM_NO_LANES)
+#define CCGYM_XM_X86_LANES 1
+#endif
+
+static double xm_d(uint64_t u)
+{
+    double d;
+    memcpy(&d, &u, sizeof d);
+    return d;
+}
+
+static uint64_t xm_u(double d)
+{
+    uint64_t u;
+    memcpy(&u, &d, sizeof u);
+    return u;
+}
+
+static uint32_t xm_hi_abs(double x)
+{
+    return (uint32_t)(xm_u(x) >> 32) & 0x7fffffffu;
+}
+
+/* ------------------------------------------------------------ the algorithm */
+
+/* sin(a + da), |a + da| <= 0.855, by the pure polynomial (|a| < 0.126) or the
+ * table. F: the FMA variant; drop: compute its last table-path FMA unfused. */
+static double xm_do_sin(const ccgym_xm_consts *K, int F, int drop, double x, double dx)
+{
+    double xold = x;
+    if (fabs(x) < K->taylor_limit) {
+        double xx = x * x, p, t;
+        if (F) {
+            p = fma(fma(fma(fma(K->s5, xx, K->s4), xx, K->s3), xx, K->s2), xx, K->s1);
+            t = fma(fma(p, x, -(0.5 * dx)), xx, dx);
+        } else {
+            p = (((K->s5 * xx + K->s4) * xx + K->s3) * xx + K->s2) * xx + K->s1;
+            t = (p * x - 0.5 * dx) * xx + dx;
+        }
+        return x + t;
+    }
+    if (x <= 0)
+        dx = -dx;
+    double ax = fabs(x);
+    double u = K->big + ax;
+    int k = (int)(uint32_t)xm_u(u) << 2;
+    x = ax - (u - K->big);
+    double xx = x * x, s, c, cor;
+    double sn = K->tab[k], ssn = K->tab[k + 1], cs = K->tab[k + 2], ccs = K->tab[k + 3];
+    if (F) {
+        s = x + fma(x * xx, fma(xx, K->sn5, K->sn3), dx);
+        c = fma(x, dx, xx * fma(fma(xx, K->cs6, K->cs4), xx, K->cs2));
+        cor = drop ? s * cs + fma(-sn, c, fma(s, ccs, ssn)) : fma(s, cs, fma(-sn, c, fma(s, ccs, ssn)));
+    } else {
+        s = x + (dx + x * xx * (K->sn3 + xx * K->sn5));
+        c = x * dx + xx * (K->cs2 + xx * (K->cs4 + xx * K->cs6));
+        cor = (ssn + s * ccs - sn * c) + cs * s;
+    }
+    return copysign(sn + cor, xold);
+}
+
+/* cos(x + dx), |x + dx| <= 0.855, by the table. */
+static double xm_do_cos(const ccgym_xm_consts *K, int F, double x, double dx)
+{
+    if (x < 0)
+        dx = -dx;
+    double ax = fabs(x);
+    double u = K->big + ax;
+    int k = (int)(uint32_t)xm_u(u) << 2;
+    x = ax - (u - K->big) + dx;
+    double xx = x * x, s, c, cor;
+    double sn = K->tab[k], ssn = K->tab[k + 1], cs = K->tab[k + 2], ccs = K->tab[k + 3];
+    if (F) {
+        s = fma(x * xx, fma(xx, K->sn5, K->sn3), x);
+        c = xx * fma(fma(xx, K->cs6, K->cs4), xx, K->cs2);
+        cor = fma(-sn, s, fma(-cs, c, fma(-s, ssn, ccs)));
+    } else {
+        s = x + x * xx * (K->sn3 + xx * K->sn5);
+        c = xx * (K->cs2 + xx * (K->cs4 + xx * K->cs6));
+        cor = (ccs - s * ssn - cs * c) - sn * s;
+    }
+    return cs + cor;
+}
+
+/* x = n pi/2 + (a + da), |x| < 2^26 pi/2: Cody-Waite with pi/2 in four parts. */
+static int xm_reduce(const ccgym_xm_consts *K, int F, double x, double *a, double *da)
+{
+    double t, xn, y, b, db, t1, t2;
+    if (F) {
+        t = fma(x, K->hpinv, K->toint);
+        xn = t - K->toint;
+        y = fma(-xn, K->mp2, fma(-xn, K->mp1, x));
+        t2 = fma(-xn, K->pp3, y);
+        db = fma(-xn, K->pp3, y - t2);
+        b = fma(-xn, K->pp4, t2);
+        db = db + fma(-xn, K->pp4, t2 - b);
+    } else {
+        t = x * K->hpinv + K->toint;
+        xn = t - K->toint;
+        y = (x - xn * K->mp1) - xn * K->mp2;
+        t1 = xn * K->pp3;
+        t2 = y - t1;
+        db = (y - t2) - t1;
+        t1 = xn * K->pp4;
+        b = t2 - t1;
+        db += (t2 - b) - t1;
+    }
+    *a = b;
+    *da = db;
+    return (int)((uint32_t)xm_u(t) & 3u);
+}
+
+static double xm_quadrant(const ccgym_xm_consts *K, int F, int drop, double a, double da, int n)
+{
+    double r = (n & 1) ? xm_do_cos(K, F, a, da) : xm_do_sin(K, F, drop, a, da);
+    return (n & 2) ? -r : r;
+}
+
+double ccgym_xm_sin_with(const ccgym_xm_consts *K, int variant, int perturb, double x)
+{
+    int F = variant == CCGYM_XM_PATH_FMA;
+    int drop = F && perturb == CCGYM_XM_PERTURB_DROP_FMA;
+    uint32_t k = xm_hi_abs(x);
+    double a, da;
+    if (k < CCGYM_XM_K_TINY_SIN)
+        return x;
+    if (k < CCGYM_XM_K_TABLE)
+        return xm_do_sin(K, F, drop, x, 0);
+    if (k < CCGYM_XM_K_MID)
+        return copysign(xm_do_cos(K, F, K->hp0 - fabs(x), K->hp1), x);
+    if (k < CCGYM_XM_K_REDUCE) {
+        int n = xm_reduce(K, F, x, &a, &da);
+        return xm_quadrant(K, F, drop, a, da, n);
+    }
+    return sin(x);
+}
+
+double ccgym_xm_cos_with(const ccgym_xm_consts *K, int variant, int perturb, double x)
+{
+    int F = variant == CCGYM_XM_PATH_FMA;
+    int drop = F && perturb == CCGYM_XM_PERTURB_DROP_FMA;
+    uint32_t k = xm_hi_abs(x);
+    double a, da;
+    if (k < CCGYM_XM_K_TINY_COS)
+        return 1.0;
+    if (k < CCGYM_XM_K_TABLE)
+        return xm_do_cos(K, F, x, 0);
+    if (k < CCGYM_XM_K_MID) {
+        double y = K->hp0 - fabs(x);
+        a = y + K->hp1;
+        da = (y - a) + K->hp1;
+        return xm_do_sin(K, F, drop, a, da);
+    }
+    if (k < CCGYM_XM_K_REDUCE) {
+        int n = xm_reduce(K, F, x, &a, &da);
+        return xm_quadrant(K, F, drop, a, da, n + 1);
+    }
+    return cos(x);
+}
+
+/* ------------------------------------------------------------ probes */
+
+/* A small deterministic generator (splitmix64) for the probe set. */
+static uint64_t xm_next(uint64_t *s)
+{
+    uint64_t z = (*s += UINT64_C(0x9e3779b97f4a7c15));
+    z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+    return z ^ (z >> 31);
+}
+
+/* Uniform in [lo, hi). */
+static double xm_uniform(uint64_t *s, double lo, double hi)
+{
+    double u = (double)(xm_next(s) >> 11) * (1.0 / 9007199254740992.0);
+    return lo + (hi - lo) * u;
+}
+
+/* Count the probes x with our sin/cos != libm's (by bits; NaN never occurs here). */
+/* Inputs where coefficient sets that libm rejected differ from the one taken
+ * (found by the recovery's tie-break): part of the probe set. */
+#define XM_MAX_WITNESS 64
+static double xm_witness[XM_MAX_WITNESS];
+static int xm_nwitness;
+
+/* When set, the probes are also collected here (for the lane check). */
+static double *xm_probe_buf;
+static long xm_probe_len, xm_probe_cap;
+
+static long xm_check_one(const ccgym_xm_consts *K, int v, int p, double x, long *n)
+{
+    long bad = 0;
+    if (xm_probe_buf && xm_probe_len < xm_probe_cap)
+        xm_probe_buf[xm_probe_len++] = x;
+    double a = ccgym_xm_sin_with(K, v, p, x), b = sin(x);
+    double c = ccgym_xm_cos_with(K, v, p, x), d = cos(x);
+    bad += xm_u(a) != xm_u(b);
+    bad += xm_u(c) != xm_u(d);
+    *n += 2;
+    return bad;
+}
+
+static long xm_check_ulps(const ccgym_xm_consts *K, int v, int p, double x, int ulps, long *n)
+{
+    long bad = 0;
+    uint64_t u = xm_u(fabs(x));
+    for (int i = -ulps; i <= ulps; i++) {
+        double y = xm_d(u + (uint64_t)(int64_t)i);
+        bad += xm_check_one(K, v, p, y, n);
+        bad += xm_check_one(K, v, p, -y, n);
+    }
+    return bad;
+}
+
+/* The range limits of the algorithm (the first double of each branch). */
+static const uint32_t xm_thresholds[] = {CCGYM_XM_K_TINY_COS, CCGYM_XM_K_TINY_SIN, CCGYM_XM_K_TABLE,
+                                         CCGYM_XM_K_MID, CCGYM_XM_K_REDUCE};
+
+long ccgym_xm_selfcheck(const ccgym_xm_consts *K, int v, int p, long *n_probes)
+{
+    long bad = 0, n = 0;
+    uint64_t s = UINT64_C(0x63636779); /* fixed seed: the same probes every run */
+    static const double edges[] = {1e-9, 1.49e-8, 0.126, 0.85546875, 2.4262, 10.0, 1e3, 1e5, 1.05e8};
+    /* random per range */
+    for (size_t r = 0; r + 1 < sizeof edges / sizeof edges[0]; r++)
+        for (int i = 0; i < 1500; i++)
+            bad += xm_check_one(K, v, p, xm_uniform(&s, edges[r], edges[r + 1]) * ((i & 1) ? -1 : 1), &n);
+    /* +-ulps around each branch threshold, the 0.126 limit and each table point and midpoint */
+    for (size_t t = 0; t < sizeof xm_thresholds / sizeof xm_thresholds[0]; t++)
+        bad += xm_check_ulps(K, v, p, xm_d((uint64_t)xm_thresholds[t] << 32), 64, &n);
+    bad += xm_check_ulps(K, v, p, K->taylor_limit, 64, &n);
+    for (int k = 1; k < CCGYM_XM_TABLE_N; k++) {
+        bad += xm_check_ulps(K, v, p, k / 128.0, 3, &n);
+        bad += xm_check_ulps(K, v, p, (k + 0.5) / 128.0, 3, &n);
+    }
+    /* around k pi/2 (the reduced argument near 0 and the quadrant edges) */
+    for (int k = 1; k <= 2000; k++)
+        bad += xm_check_ulps(K, v, p, k * K->hp0 + k * K->hp1, 2, &n);
+    for (int i = 0; i < 500; i++) {
+        double k = floor(xm_uniform(&s, 2000.0, 6.7e7));
+        bad += xm_check_ulps(K, v, p, k * K->hp0 + k * K->hp1, 1, &n);
+    }
+    /* inputs that told the coefficient candidates apart */
+    for (int i = 0; i < xm_nwitness; i++)
+        bad += xm_check_one(K, v, p, xm_witness[i], &n);
+    /* inputs where the FMA and non-FMA variants differ: found by search */
+    int found = 0;
+    for (int i = 0; i < 200000 && found < 256; i++) {
+        double x = xm_uniform(&s, 0.0, 8.0);
+        if (xm_u(ccgym_xm_sin_with(K, CCGYM_XM_PATH_FMA, 0, x)) !=
+                xm_u(ccgym_xm_sin_with(K, CCGYM_XM_PATH_NOFMA, 0, x)) ||
+            xm_u(ccgym_xm_cos_with(K, CCGYM_XM_PATH_FMA, 0, x)) !=
+                xm_u(ccgym_xm_cos_with(K, CCGYM_XM_PATH_NOFMA, 0, x))) {
+            bad += xm_check_one(K, v, p, x, &n);
+            found++;
+        }
+    }
+    if (found == 0)
+        bad++; /* the probe set must tell the variants apart */
+    if (n_probes)
+        *n_probes = n;
+    return bad;
+}
+
+/* ------------------------------------------------------------ recovery */
+
+#if defined(CCGYM_XM_X86_LANES)
+void ccgym_xm_lanes_sincos_avx2(const ccgym_xm_consts *K, int variant, const double *x, double *s,
+                                double *c, size_t n);
+void ccgym_xm_lanes_sincos_avx512(const ccgym_xm_consts *K, int variant, const double *x, double *s,
+                                  double *c, size_t n);
+#endif
+typedef void (*xm_lanes_fn)(const ccgym_xm_consts *K, int variant, const double *x, double *s,
+                            double *c, size_t n);
+
+static ccgym_xm_consts xm_k;
+static int xm_path = -1;
+static xm_lanes_fn xm_lanes = NULL;
+static const char *xm_lanes_name = "scalar";
+static const char *xm_reason = "not initialised";
+static int xm_fixups = -1;
+
+static void xm_math_consts(ccgym_xm_consts *K)
+{
+    K->big = xm_d(CCGYM_XM_BIG);
+    K->toint = xm_d(CCGYM_XM_TOINT);
+    K->hpinv = xm_d(CCGYM_XM_HPINV);
+    K->hp0 = xm_d(CCGYM_XM_HP0);
+    K->hp1 = xm_d(CCGYM_XM_HP1);
+    K->mp1 = xm_d(CCGYM_XM_MP1);
+    K->mp2 = xm_d(CCGYM_XM_MP2);
+    K->pp3 = xm_d(CCGYM_XM_PP3);
+    K->pp4 = xm_d(CCGYM_XM_PP4);
+    K->taylor_limit = xm_d(CCGYM_XM_TAYLOR_LIMIT);
+    K->cs2 = xm_d(CCGYM_XM_CS2);
+    for (int k = 0; k < CCGYM_XM_TABLE_N; k++) {
+        K->tab[4 * k] = xm_d(ccgym_xm_sin_hi[k]);
+        K->tab[4 * k + 1] = xm_d(ccgym_xm_sin_lo[k]);
+        K->tab[4 * k + 2] = xm_d(ccgym_xm_cos_hi[k]);
+        K->tab[4 * k + 3] = xm_d(ccgym_xm_cos_lo[k]);
+    }
+}
+
+#if defined(CCGYM_XM_CAN_RECOVER)
+#include <stdio.h>
+/* CCGYM_EXACT_MATH_DEBUG=1: the recovery's steps on stderr. */
+#define XM_DEBUG(...) ((getenv("CCGYM_EXACT_MATH_DEBUG") ? fprintf(stderr, "ccgym exact math: " __VA_ARGS__) : 0))
+#define XM_NREF 7
+#define XM_MAXC 8
+/* Read-only memory of the loaded libm, scanned for the table and the coefficients. */
+typedef struct xm_scan {
+    int found_libm, found_table;
+    const double *table;
+    double cand[XM_NREF][XM_MAXC];
+    int ncand[XM_NREF];
+} xm_scan;
+
+static const double xm_refs[XM_NREF] = {CCGYM_XM_TAYLOR_S3, CCGYM_XM_TAYLOR_S5, CCGYM_XM_TAYLOR_C4,
+                                        CCGYM_XM_TAYLOR_C6, CCGYM_XM_TAYLOR_S7, CCGYM_XM_TAYLOR_S9,
+                                        CCGYM_XM_TAYLOR_S11};
+/* Relative distance from the Taylor value within which a fitted coefficient is looked for. */
+static const double xm_tols[XM_NREF] = {1e-3, 1e-3, 1e-3, 1e-3, 1e-3, 1e-3, 1e-2};
+
+static int xm_is_table(const double *p)
+{
+    for (int k = 0; k < CCGYM_XM_TABLE_N; k++)
+        if (xm_u(p[4 * k]) != ccgym_xm_sin_hi[k] || xm_u(p[4 * k + 2]) != ccgym_xm_cos_hi[k])
+            return 0;
+    return 1;
+}
+
+static int xm_phdr_cb(struct dl_phdr_info *info, size_t size, void *data)
+{
+    xm_scan *sc = (xm_scan *)data;
+    (void)size;
+    if (!info->dlpi_name || !strstr(info->dlpi_name, "/libm.so"))
+        return 0;
+    sc->found_libm = 1;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_R) || (ph->p_flags & PF_W))
+            continue;
+        uintptr_t lo = (uintptr_t)(info->dlpi_addr + ph->p_vaddr);
+        uintptr_t hi = lo + ph->p_memsz;
+        lo = (lo + 7) & ~(uintptr_t)7;
+        size_t nd = (hi - lo) / 8;
+        const double *d = (const double *)lo;
+        for (size_t j = 0; j < nd; j++) {
+            double v = d[j];
+            if (!sc->found_table && j + 440 <= nd && xm_u(v) == 0 && xm_u(d[j + 2]) == ccgym_xm_cos_hi[0] &&
+                xm_is_table(d + j)) {
+                sc->table = d + j;
+                sc->found_table = 1;
+            }
+            for (int r = 0; r < XM_NREF; r++) {
+                if (!(fabs(v / xm_refs[r] - 1.0) < xm_tols[r]))
+                    continue;
+                int seen = 0;
+                for (int c = 0; c < sc->ncand[r]; c++)
+                    seen |= xm_u(sc->cand[r][c]) == xm_u(v);
+                if (!seen && sc->ncand[r] < XM_MAXC)
+                    sc->cand[r][sc->ncand[r]++] = v;
+            }
+        }
+    }
+    return 1;
+}
+
+/* Does variant v with the coefficients in K give libm's sin and cos on the
+ * table path (0.126 <= |x| < 0.855), resp. libm's sin on the pure polynomial
+ * (|x| < 0.126), on n probes? The table path barely depends on its higher
+ * coefficients (the remainder from k/128 is at most 1/256), so most of its
+ * probes are near the midpoints (k + 1/2)/128, where the remainder is largest. */
+static int xm_match_table(const ccgym_xm_consts *K, int v, long n)
+{
+    uint64_t s = 7;
+    for (long i = 0; i < n; i++) {
+        double x;
+        if (i < 64) {
+            x = xm_uniform(&s, 0.127, 0.855);
+        } else {
+            int k = 16 + (int)(xm_next(&s) % 94);
+            x = (k + 0.5) / 128 + xm_uniform(&s, -1.0 / 2048, 1.0 / 2048);
+        }
+        if (xm_u(ccgym_xm_sin_with(K, v, 0, x)) != xm_u(sin(x)) || xm_u(ccgym_xm_cos_with(K, v, 0, x)) != xm_u(cos(x)))
+            return 0;
+    }
+    return 1;
+}
+
+static int xm_match_taylor(const ccgym_xm_consts *K, int v, long n)
+{
+    uint64_t s = 11;
+    for (long i = 0; i < n; i++) {
+        double x = xm_uniform(&s, i < 64 ? 0.01 : 0.1, 0.1259);
+        if (xm_u(ccgym_xm_sin_with(K, v, 0, x)) != xm_u(sin(x)))
+            return 0;
+    }
+    return 1;
+}
+
+/* Probes a coefficient set must match libm on to be taken (quick pass, then
+ * the survivors on the long one; a wrong set typically fails within 1e4). */
+#define XM_QUICK 64
+#define XM_LONG 4096
+
+/* Two sets that both match libm on every probe differ by a few ulps in a
+ * coefficient whose effect is far below an ulp of the result: break the tie on
+ * inputs where the sets themselves disagree (searched without libm; about one
+ * in 1e5 near the table midpoints), eliminating each set that differs from
+ * libm there. Returns the number of sets left (moved to the front). */
+/* The lanes of the best ISA here, for the tie-break's search only (each
+ * difference they find is confirmed by the scalar code before it counts). */
+static xm_lanes_fn xm_search_lanes(void)
+{
+#if defined(CCGYM_XM_X86_LANES) && defined(CCGYM_X86_DETECT)
+    unsigned isa = ccgym_cpu_isa();
+    if ((isa & CCGYM_ISA_AVX512) && (isa & CCGYM_ISA_FMA))
+        return ccgym_xm_lanes_sincos_avx512;
+    if ((isa & CCGYM_ISA_AVX2) && (isa & CCGYM_ISA_FMA))
+        return ccgym_xm_lanes_sincos_avx2;
+#endif
+    return NULL;
+}
+
+/* Do sets[0] and sets[j] (j < n) give the same sin (and cos unless taylor) at x? */
+static int xm_sets_agree(const ccgym_xm_consts *sets, int n, int v, int taylor, double x)
+{
+    uint64_t r0s = xm_u(ccgym_xm_sin_with(&sets[0], v, 0, x));
+    uint64_t r0c = taylor ? 0 : xm_u(ccgym_xm_cos_with(&sets[0], v, 0, x));
+    for (int j = 1; j < n; j++)
+        if (xm_u(ccgym_xm_sin_with(&sets[j], v, 0, x)) != r0s ||
+            (!taylor && xm_u(ccgym_xm_cos_with(&sets[j], v, 0, x)) != r0c))
+            return 0;
+    return 1;
+}
+
+static int xm_break_ties(ccgym_xm_consts *sets, int n, int v, int taylor)
+{
+    enum { CHUNK = 1024 };
+    static double xs[CHUNK], s0[CHUNK], c0[CHUNK], sj[CHUNK], cj[CHUNK];
+    xm_lanes_fn lf = xm_search_lanes();
+    uint64_t s = 13;
+    for (long it = 0; it < 20000000L / CHUNK && n > 1; it++) {
+        for (int i = 0; i < CHUNK; i++) {
+            if (taylor) {
+                xs[i] = xm_uniform(&s, 0.1, 0.1259);
+            } else {
+                int k = 16 + (int)(xm_next(&s) % 94);
+                xs[i] = (k + 0.5) / 128 + xm_uniform(&s, -1.0 / 2048, 1.0 / 2048);
+            }
+        }
+        int first = -1;
+        if (lf) {
+            lf(&sets[0], v, xs, s0, c0, CHUNK);
+            for (int j = 1; j < n; j++) {
+                lf(&sets[j], v, xs, sj, cj, CHUNK);
+                for (int i = 0; i < CHUNK; i++)
+                    if (xm_u(sj[i]) != xm_u(s0[i]) || (!taylor && xm_u(cj[i]) != xm_u(c0[i]))) {
+                        if (first < 0 || i < first)
+                            first = i;
+                        break;
+                    }
+            }
+            if (first >= 0 && xm_sets_agree(sets, n, v, taylor, xs[first]))
+                first = -1; /* the lanes disagree with the scalar code: not a witness */
+        } else {
+            for (int i = 0; i < CHUNK && first < 0; i++)
+                if (!xm_sets_agree(sets, n, v, taylor, xs[i]))
+                    first = i;
+        }
+        if (first < 0)
+            continue;
+        double x = xs[first];
+        uint64_t ls = xm_u(sin(x)), lc = taylor ? 0 : xm_u(cos(x));
+        if (xm_nwitness < XM_MAX_WITNESS)
+            xm_witness[xm_nwitness++] = x;
+        int m = 0;
+        for (int j = 0; j < n; j++)
+            if (xm_u(ccgym_xm_sin_with(&sets[j], v, 0, x)) == ls &&
+                (taylor || xm_u(ccgym_xm_cos_with(&sets[j], v, 0, x)) == lc))
+                sets[m++] = sets[j];
+        XM_DEBUG("tie-break at x = %a: %d of %d sets left\n", x, m, n);
+        n = m;
+    }
+    return n;
+}
+
+#define XM_MAXSETS 64
+
+/* Pick, for variant v, the one combination of candidates that matches libm.
+ * Returns 1 and fills K if exactly one does. */
+static int xm_pick(const xm_scan *sc, ccgym_xm_consts *K, int v)
+{
+    ccgym_xm_consts sets[XM_MAXSETS];
+    int hits = 0;
+    /* table path: sn3 (ref 0), sn5 (1), cs4 (2), cs6 (3) */
+    for (int a = 0; a < sc->ncand[0]; a++)
+        for (int b = 0; b < sc->ncand[1]; b++)
+            for (int c = 0; c < sc->ncand[2]; c++)
+                for (int d = 0; d < sc->ncand[3]; d++) {
+                    K->sn3 = sc->cand[0][a];
+                    K->sn5 = sc->cand[1][b];
+                    K->cs4 = sc->cand[2][c];
+                    K->cs6 = sc->cand[3][d];
+                    if (xm_match_table(K, v, XM_QUICK) && xm_match_table(K, v, XM_LONG) &&
+                        hits < XM_MAXSETS)
+                        sets[hits++] = *K;
+                }
+    XM_DEBUG("variant %d: table-path coefficient sets matching libm: %d\n", v, hits);
+    if (hits > 1)
+        hits = xm_break_ties(sets, hits, v, 0);
+    if (hits != 1)
+        return 0;
+    *K = sets[0];
+    hits = 0;
+    /* pure polynomial: s1 (ref 0), s2 (1), s3 (4), s4 (5), s5 (6) */
+    for (int a = 0; a < sc->ncand[0]; a++)
+        for (int b = 0; b < sc->ncand[1]; b++)
+            for (int c = 0; c < sc->ncand[4]; c++)
+                for (int d = 0; d < sc->ncand[5]; d++)
+                    for (int e = 0; e < sc->ncand[6]; e++) {
+                        K->s1 = sc->cand[0][a];
+                        K->s2 = sc->cand[1][b];
+                        K->s3 = sc->cand[4][c];
+                        K->s4 = sc->cand[5][d];
+                        K->s5 = sc->cand[6][e];
+                        if (xm_match_taylor(K, v, XM_QUICK) && xm_match_taylor(K, v, XM_LONG / 4) &&
+                            hits < XM_MAXSETS)
+                            sets[hits++] = *K;
+                    }
+    XM_DEBUG("variant %d: polynomial coefficient sets matching libm: %d\n", v, hits);
+    if (hits > 1)
+        hits = xm_break_ties(sets, hits, v, 1);
+    if (hits != 1)
+        return 0;
+    *K = sets[0];
+    XM_DEBUG("variant %d: sn3 %a sn5 %a cs4 %a cs6 %a s1 %a s2 %a s3 %a s4 %a s5 %a\n", v, K->sn3,
+             K->sn5, K->cs4, K->cs6, K->s1, K->s2, K->s3, K->s4, K->s5);
+    return 1;
+}
+#endif /* CCGYM_XM_CAN_RECOVER */
+
+#if defined(CCGYM_XM_CAN_RECOVER)
+/* The lanes of the best ISA the CPU has (CCGYM_EXACT_MATH=scalar: none,
+ * =avx2: at most AVX2), taken only if they equal libm on every probe too. */
+static void xm_pick_lanes(void)
+{
+#if defined(CCGYM_XM_X86_LANES) && defined(CCGYM_X86_DETECT)
+    const char *e = getenv("CCGYM_EXACT_MATH");
+    unsigned isa = ccgym_cpu_isa();
+    xm_lanes_fn cand[2];
+    const char *names[2];
+    int nc = 0;
+    if (e && strcmp(e, "scalar") == 0)
+        return;
+    if ((isa & CCGYM_ISA_AVX512) && (isa & CCGYM_ISA_FMA) && !(e && strcmp(e, "avx2") == 0))
+    {
+        cand[nc] = ccgym_xm_lanes_sincos_avx512;
+        names[nc++] = "avx512";
+    }
+    if ((isa & CCGYM_ISA_AVX2) && (isa & CCGYM_ISA_FMA))
+    {
+        cand[nc] = ccgym_xm_lanes_sincos_avx2;
+        names[nc++] = "avx2";
+    }
+    /* the probes of the self-check that accepted (collected by xm_decide) */
+    double *probes = xm_probe_buf;
+    double *sv = (double *)malloc((size_t)xm_probe_cap * 2 * sizeof(double));
+    xm_probe_buf = NULL;
+    if (!probes || !sv) {
+        free(probes), free(sv);
+        return;
+    }
+    for (int i = 0; i < nc; i++) {
+        cand[i](&xm_k, xm_path, probes, sv, sv + xm_probe_cap, (size_t)xm_probe_len);
+        long bad = 0;
+        for (long j = 0; j < xm_probe_len; j++)
+            bad += (xm_u(sv[j]) != xm_u(sin(probes[j]))) + (xm_u(sv[xm_probe_cap + j]) != xm_u(cos(probes[j])));
+        XM_DEBUG("lanes %s: %ld of %ld probes differ\n", names[i], bad, 2 * xm_probe_len);
+        if (bad == 0) {
+            xm_lanes = cand[i];
+            xm_lanes_name = names[i];
+            break;
+        }
+    }
+    free(probes);
+    free(sv);
+#endif
+}
+#endif
+
+static int xm_env_forces_libm(void)
+{
+    const char *e = getenv("CCGYM_EXACT_MATH");
+    return e && strcmp(e, "libm") == 0;
+}
+
+static void xm_decide(void)
+{
+    xm_math_consts(&xm_k);
+    if (xm_env_forces_libm()) {
+        xm_path = CCGYM_XM_PATH_LIBM;
+        xm_reason = "CCGYM_EXACT_MATH=libm";
+        return;
+    }
+#if !defined(CCGYM_XM_CAN_RECOVER)
+    xm_path = CCGYM_XM_PATH_LIBM;
+    xm_reason = "not glibc on Linux x86-64/aarch64: scalar libm";
+#else
+    xm_scan sc;
+    memset(&sc, 0, sizeof sc);
+    dl_iterate_phdr(xm_phdr_cb, &sc);
+    if (!sc.found_libm) {
+        xm_path = CCGYM_XM_PATH_LIBM;
+        xm_reason = "libm.so not found among the loaded objects: scalar libm";
+        return;
+    }
+    if (!sc.found_table) {
+        xm_path = CCGYM_XM_PATH_LIBM;
+        xm_reason = "libm's sin/cos table (correctly rounded sin/cos of k/128) not found: scalar libm";
+        return;
+    }
+    for (int r = 0; r < XM_NREF; r++)
+        for (int c = 0; c < sc.ncand[r]; c++)
+            XM_DEBUG("candidate near %a: %a\n", xm_refs[r], sc.cand[r][c]);
+    int fix = 0;
+    for (int i = 0; i < 440; i++) {
+        if (xm_u(xm_k.tab[i]) != xm_u(sc.table[i]))
+            fix++;
+        xm_k.tab[i] = sc.table[i];
+    }
+    xm_fixups = fix;
+    static const int order[2] = {CCGYM_XM_PATH_FMA, CCGYM_XM_PATH_NOFMA};
+    xm_probe_cap = 200000; /* the self-check's probes, kept for the lanes' check */
+    xm_probe_buf = (double *)malloc((size_t)xm_probe_cap * sizeof(double));
+    for (int i = 0; i < 2; i++) {
+        ccgym_xm_consts K = xm_k;
+        if (!xm_pick(&sc, &K, order[i])) {
+            XM_DEBUG("variant %d: no unique coefficient set\n", order[i]);
+            continue;
+        }
+        long n = 0, bad;
+        xm_probe_len = 0;
+        bad = ccgym_xm_selfcheck(&K, order[i], 0, &n);
+        XM_DEBUG("variant %d: self-check %ld of %ld probes differ\n", order[i], bad, n);
+        if (bad != 0)
+            continue;
+        xm_k = K;
+        xm_path = order[i];
+        xm_reason = order[i] == CCGYM_XM_PATH_FMA
+                        ? "glibc FMA variant: every self-check probe equal to libm"
+                        : "glibc non-FMA variant: every self-check probe equal to libm";
+        xm_pick_lanes();
+        free(xm_probe_buf); /* when xm_pick_lanes did not take it */
+        xm_probe_buf = NULL;
+        return;
+    }
+    free(xm_probe_buf);
+    xm_probe_buf = NULL;
+    xm_path = CCGYM_XM_PATH_LIBM;
+    xm_reason = "self-check refused (no variant equal to libm on every probe): scalar libm";
+#endif
+}
+
+int ccgym_exact_math_init(void)
+{
+    if (xm_path < 0)
+        xm_decide();
+    return xm_path;
+}
+
+void ccgym_exact_math_refuse(const char *reason)
+{
+    static char buf[256];
+    size_t n = strlen(reason);
+    if (n >= sizeof buf)
+        n = sizeof buf - 1;
+    memcpy(buf, reason, n);
+    buf[n] = 0;
+    if (xm_path < 0)
+        xm_decide();
+    xm_path = CCGYM_XM_PATH_LIBM;
+    xm_lanes = NULL;
+    xm_lanes_name = "scalar";
+    xm_reason = buf;
+}
+
+int ccgym_exact_math_path(void)
+{
+    return xm_path < 0 ? CCGYM_XM_PATH_LIBM : xm_path;
+}
+
+const char *ccgym_exact_math_reason(void)
+{
+    return xm_reason;
+}
+
+const ccgym_xm_consts *ccgym_exact_math_consts(void)
+{
+    return &xm_k;
+}
+
+int ccgym_exact_math_table_lo_fixups(void)
+{
+    return xm_fixups;
+}
+
+long ccgym_xm_selfcheck_perturbed(int perturb, long *n_probes)
+{
+    ccgym_xm_consts K = xm_k;
+    int v = xm_path > 0 ? xm_path : CCGYM_XM_PATH_NOFMA;
+    int p = CCGYM_XM_PERTURB_NONE;
+    switch (perturb) {
+    case CCGYM_XM_PERTURB_CONST:
+        K.s1 = xm_d(xm_u(K.s1) + 1);
+        break;
+    case CCGYM_XM_PERTURB_DROP_FMA:
+        p = perturb;
+        break;
+    case CCGYM_XM_PERTURB_TABLE_LO: /* one low word (sin(64/128)'s) left out */
+        K.tab[4 * 64 + 1] = 0.0;
+        break;
+    case CCGYM_XM_PERTURB_VARIANT:
+        v = v == CCGYM_XM_PATH_FMA ? CCGYM_XM_PATH_NOFMA : CCGYM_XM_PATH_FMA;
+        break;
+    default:
+        break;
+    }
+    return ccgym_xm_selfcheck(&K, v, p, n_probes);
+}
+
+double ccgym_xm_sin(double x)
+{
+    return xm_path > 0 ? ccgym_xm_sin_with(&xm_k, xm_path, 0, x) : sin(x);
+}
+
+double ccgym_xm_cos(double x)
+{
+    return xm_path > 0 ? ccgym_xm_cos_with(&xm_k, xm_path, 0, x) : cos(x);
+}
+
+static int xm_lanes_on = 1;
+
+int ccgym_exact_lanes_active(void)
+{
+    return xm_lanes != NULL && xm_lanes_on;
+}
+
+int ccgym_exact_math_use_lanes(int on)
+{
+    int was = xm_lanes_on;
+    xm_lanes_on = on != 0;
+    return was;
+}
+
+const char *ccgym_exact_math_lanes(void)
+{
+    return xm_path > 0 ? xm_lanes_name : "libm";
+}
+
+void ccgym_xm_sincos_array(const double *x, double *s, double *c, size_t n)
+{
+    if (xm_lanes) {
+        xm_lanes(&xm_k, xm_path, x, s, c, n);
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        s[i] = ccgym_xm_sin(x[i]);
+        c[i] = ccgym_xm_cos(x[i]);
+    }
+}
