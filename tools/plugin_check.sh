@@ -57,10 +57,14 @@ if [ "$SB3" = 1 ]; then
     || { tail -40 "$WORK/install.log"; exit 1; }
   extras="pytest stable-baselines3"
 fi
-# ccgym from the wheel only (--no-index for it: never a registry's ccgym).
-"$VPY" -m pip install -q --no-index --find-links "$WHEELS" ccgym >>"$WORK/install.log" 2>&1 \
-  || "$VPY" -m pip install -q --find-links "$WHEELS" "$(ls "$WHEELS"/ccgym-*.whl | head -1)" \
-       >>"$WORK/install.log" 2>&1 || { tail -40 "$WORK/install.log"; exit 1; }
+# ccgym from the wheel only (by its file: never a registry's ccgym), the one
+# for this venv's Python when the directory holds several (CI's has cp310 and
+# cp313).
+tag=$("$VPY" -c 'import sys; print("cp%d%d" % sys.version_info[:2])')
+wheel=$(ls "$WHEELS"/ccgym-*-"$tag"-*.whl 2>/dev/null | head -1 || true)
+[ -n "$wheel" ] || { echo "plugin_check: no ccgym wheel for $tag in $WHEELS" >&2; exit 1; }
+"$VPY" -m pip install -q --find-links "$WHEELS" "$wheel" >>"$WORK/install.log" 2>&1 \
+  || { tail -40 "$WORK/install.log"; exit 1; }
 # shellcheck disable=SC2086
 "$VPY" -m pip install -q $extras >>"$WORK/install.log" 2>&1 || { tail -40 "$WORK/install.log"; exit 1; }
 log "ccgym installed in a fresh venv ($((SECONDS - start)) s)"
