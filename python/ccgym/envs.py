@@ -434,6 +434,10 @@ class _CoreEnv(gym.Env):
         """A snapshot of the env: physics state, RNG stream, last outputs.
         :meth:`set_state` restores it exactly."""
         self._sync()
+        return self._snapshot_as_is()
+
+    def _snapshot_as_is(self) -> dict[str, Any]:
+        """get_state() without writing back in-place edits first."""
         self._rng_to_core()
         snap = self._core.get_state()
         snap["np_random_seed"] = self._np_random_seed
@@ -493,9 +497,23 @@ class _CoreEnv(gym.Env):
 
     # Pickling and deepcopy rebuild the env and restore its state bit for bit.
     def __getstate__(self) -> dict[str, Any]:
+        edited = None
+        try:
+            state = self.get_state()
+        except (TypeError, ValueError):
+            # The state object (a handed-out state, MountainCarContinuous's
+            # obs) was edited in place to a value ccgym refuses: Gymnasium's
+            # env copies it as it is, and its copy's step raises too. So the
+            # copy gets the unchanged env and the same edit of its state.
+            obj = self._current_state_object()
+            if not isinstance(obj, np.ndarray):
+                raise
+            edited = obj.copy()
+            state = self._snapshot_as_is()
         return {
             "kwargs": {"render_mode": self.render_mode, **self._constructor_kwargs()},
-            "state": self.get_state(),
+            "state": state,
+            "edited_state": edited,
             "closed": self._core.closed,
             "spec": self.spec,
             "attributes": _attributes.faces(self),
@@ -514,6 +532,14 @@ class _CoreEnv(gym.Env):
             self._np_random = data["foreign_np_random"]
         self._core.closed = data["closed"]
         self.spec = data["spec"]
+        edited = data.get("edited_state")
+        if edited is not None:
+            obj = self.state  # handed out: the edit below is then the caller's own
+            if not (isinstance(obj, np.ndarray) and obj.dtype == edited.dtype
+                    and obj.shape == edited.shape):
+                raise ValueError(f"{self.kind}: the state edited in place to {edited!r} "
+                                 "cannot be copied")
+            obj[...] = edited
 
     # The C state, as the Gymnasium env's attributes would show it.
     def _state_fields(self) -> np.ndarray:
