@@ -110,10 +110,15 @@ CCGYM_INLINE void mc_step_line_by_line(const ccgym_mountain_car_params *p,
     ccgym_num position = ccgym_num_of(s->position, pt);
     ccgym_num velocity = ccgym_num_of(s->velocity, vt == CCGYM_MC_T_INT ? CCGYM_T_PY : vt);
 
-    /* math.cos(3 * position) * (-self.gravity) */
+    /* math.cos(3 * position) * (-self.gravity); -gravity opaque, so the
+     * compiler does not fold velocity + (t1 + cos * -g) into a subtraction
+     * (exact but for a NaN gravity's sign bit, which Gymnasium's negation
+     * flips: ccgym_f64_opaque). */
     const ccgym_num three_pos = ccgym_num_op(ccgym_num_py(3.0), position, CCGYM_OP_MUL);
-    const ccgym_num t2 =
-        ccgym_num_op(ccgym_num_py(cos(three_pos.v)), ccgym_num_neg(MC_ATTR(gravity)), CCGYM_OP_MUL);
+    const ccgym_num neg_gravity = ccgym_num_neg(MC_ATTR(gravity));
+    const ccgym_num t2 = ccgym_num_op(ccgym_num_py(cos(three_pos.v)),
+                                      ccgym_num_of(ccgym_f64_opaque(neg_gravity.v), neg_gravity.t),
+                                      CCGYM_OP_MUL);
     /* (action - 1) * self.force: a numpy int action promotes with a numpy
      * float16 to float16 (8 bits), float32 (16) or float64 (32, 64 bits),
      * with a Python float to float64; times a Python int it stays an int of

@@ -166,6 +166,36 @@ def test_a_refused_edit_raises_at_the_step_and_leaves_the_env_unchanged():
         check_step(ref, ours, a, f"step {t}")
 
 
+@pytest.mark.parametrize("how", ["deepcopy", "pickle"])
+def test_a_refused_edit_does_not_block_copies(how):
+    """After the step refused an in-place edit of the obs, the env copies as
+    Gymnasium's does (issue 24): the copy holds the edited state, its step
+    raises Gymnasium's ValueError, and fixed in place it steps as
+    Gymnasium's copy; the original is untouched by the copy."""
+    ref, ours = make_pair()
+    for env in (ref, ours):
+        env.reset(seed=5)
+    a = np.array([0.2], np.float32)
+    (r, *_), (o, *_) = check_step(ref, ours, a)
+    r[0] = o[0] = np.float32(2e38)
+    with pytest.raises(ValueError, match="changed in place"):
+        ours.step(a)
+    dup = copy.deepcopy if how == "deepcopy" else (lambda e: pickle.loads(pickle.dumps(e)))
+    with np.errstate(over="ignore"):
+        rc, oc = dup(ref), dup(ours)
+        assert same(rc.unwrapped.state, oc.unwrapped.state)
+        with pytest.raises(ValueError, match="math domain error"):
+            rc.step(a)
+        with pytest.raises(ValueError, match="changed in place"):
+            oc.step(a)
+    assert ours.unwrapped.state is o
+    rc.unwrapped.state[0] = oc.unwrapped.state[0] = -0.6
+    r[0] = o[0] = -0.5
+    for t, a in enumerate(float32_actions(30, 6)):
+        check_step(rc, oc, a, f"copy step {t}")
+        check_step(ref, ours, a, f"original step {t}")
+
+
 @pytest.mark.parametrize("change", ["dtype", "shape", "byteorder"])
 def test_an_obs_reinterpreted_in_place_is_refused(change):
     """An edit that makes the obs another dtype or shape (which Gymnasium

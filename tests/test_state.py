@@ -540,3 +540,38 @@ def test_set_state_on_closed_env_restores():
     env.close()
     env.set_state(snap)
     assert_same_state(env.get_state(), snap)
+
+
+def _tag_fields(env_id: str) -> dict[str, tuple[int, ...]]:
+    from ccgym import _frontend
+
+    return _frontend.env_class(env_id)._state_tags
+
+
+@pytest.mark.parametrize("env_id", [i for i in ENV_IDS if _tag_fields(i)])
+def test_set_state_refuses_impossible_type_tags_whole(env_id):
+    """A snapshot whose C state holds a type tag no step makes is refused
+    by set_state with a ValueError naming the field, and the env is left as
+    it was (its state reads, and it steps as a copy that never saw the
+    snapshot); before, set_state took it and a later ``state`` read raised
+    a bare KeyError."""
+    env = gym.make(f"ccgym/{env_id}").unwrapped
+    env.reset(seed=3)
+    for a in random_actions(env_id, 3, np.random.default_rng(0)):
+        env.step(a if env_id in CONTINUOUS_IDS else int(a))
+    twin = copy.deepcopy(env)
+    good = env.get_state()
+    for name, allowed in type(env)._state_tags.items():
+        for bad in (max(allowed) + 1, -1, 2 ** 40):
+            snap = dict(good)
+            buf = np.array(good["state_buffer"])
+            buf.view(env._state_dtype)[0][name] = bad
+            snap["state_buffer"] = buf
+            with pytest.raises(ValueError, match=name):
+                env.set_state(snap)
+            assert repr(env.state) == repr(twin.state)
+            assert env.get_state()["state_buffer"].tobytes() == good["state_buffer"].tobytes()
+    for a in random_actions(env_id, 10, np.random.default_rng(1)):
+        a = a if env_id in CONTINUOUS_IDS else int(a)
+        got, want = env.step(a), twin.step(a)
+        assert got[0].tobytes() == want[0].tobytes() and got[1:4] == want[1:4]

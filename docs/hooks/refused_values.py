@@ -3,12 +3,16 @@
 ``<!-- refused-values-table -->`` in a page is replaced by tables made by
 asking the installed ccgym: each cell assigns one value type to one live
 attribute (or ``state``) of a fresh single env and records whether ccgym
-takes it or refuses it (TypeError/ValueError). So the tables are the code's
+takes it or refuses it (TypeError/ValueError); the last columns write
+particular values (an integer 0, signed zeros, NaN, inf, a huge int) rather
+than types. This is the one list of what ccgym refuses (the attribute sweep,
+tests/test_attribute_sweep.py, accepts a refusal only as a clear error). So the tables are the code's
 answer at build time, never a hand-kept copy.
 """
 
 from __future__ import annotations
 
+import math
 import warnings
 
 import numpy as np
@@ -21,6 +25,11 @@ SCALAR_TYPES = [
     ("np.int16", np.int16), ("np.uint8", np.uint8), ("bool", bool),
     ("0-d array", lambda v: np.array(v, dtype=np.float64)),
 ]
+# Values refused whatever their type (bounds, an integer 0 Gymnasium's step
+# negates, ints beyond those computed exactly): the value itself is written.
+SPECIAL_VALUES = [("int 0", 0), ("0.0", 0.0), ("-0.0", -0.0), ("nan", float("nan")),
+                  ("inf", float("inf")), ("2**60", 2 ** 60)]
+SCALAR_TYPES += [(label, (lambda v, value=value: value)) for label, value in SPECIAL_VALUES]
 STATE_TYPES = ["float64", "float32", "float16", "int64", "int32", "int16", "int8", "list"]
 
 
@@ -40,6 +49,8 @@ def _takes(cls, name, make):
         return None
     base = float(current)
     value = base if make in (float, np.float64, np.float32, np.float16) else max(1, round(base))
+    if not math.isfinite(value):
+        value = 1
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")

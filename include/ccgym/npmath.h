@@ -76,22 +76,35 @@ static inline double ccgym_npy_remainder(double a, double b)
     return mod;
 }
 
-/* np.clip on a float64 scalar: NaN passes through. */
+/* np.clip on a float64 scalar with constant bounds, as numpy's clip loop
+ * computes it, sign of zero and NaN bits included: a NaN bound is the
+ * result (the lower one first), then a NaN x; otherwise x unless a bound
+ * is strictly beyond it, so x = -0.0 with lo = 0.0 stays -0.0 and a bound
+ * that crosses the other (lo > hi) gives hi. */
 static inline double ccgym_npy_clip(double x, double lo, double hi)
 {
+    if (isnan(lo))
+        return lo;
+    if (isnan(hi))
+        return hi;
     if (isnan(x))
         return x;
-    x = x > lo ? x : lo;
-    return x < hi ? x : hi;
+    x = lo > x ? lo : x;
+    return hi < x ? hi : x;
 }
 
-/* np.clip on a float32 scalar with Python-float bounds (cast to float32). */
+/* np.clip on a float32 scalar with Python-float bounds (cast to float32),
+ * as ccgym_npy_clip. */
 static inline float ccgym_npy_clipf(float x, float lo, float hi)
 {
+    if (isnan(lo))
+        return lo;
+    if (isnan(hi))
+        return hi;
     if (isnan(x))
         return x;
-    x = x > lo ? x : lo;
-    return x < hi ? x : hi;
+    x = lo > x ? lo : x;
+    return hi < x ? hi : x;
 }
 
 /* Python's min(max(x, lo), hi): the first argument wins ties and NaN. */

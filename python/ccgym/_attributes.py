@@ -311,23 +311,31 @@ class ParamAttribute:
             return
         kind = env.kind
         field = attributes(kind)[self.name]
+        if (self.name in env._negated and isinstance(value, (int, np.integer))
+                and not isinstance(value, (bool, np.bool_)) and value == 0):
+            raise ValueError(
+                f"{self.name} = {value!r}: Gymnasium's step negates it, and an integer 0 "
+                "negates to 0 where ccgym's -0.0 carries a sign (the clipped value's sign of "
+                "zero would differ); assign 0.0")
         tag_change: dict[str, int] = {}
         if is_switch(kind, self.name):
             c_value = float(switch_value(kind, self.name, value))
         elif has_class(kind, self.name, "typed"):
             c_value, tag = typed_number(kind, self.name, value)
             tag_change[field + "_t"] = tag
+            env._check_attribute(self.name, value)  # the env's own quirks, if any
         else:
             c_value = number(kind, self.name, value)
-            env._check_attribute(self.name, value)  # the env's own quirks, if any
+            env._check_attribute(self.name, value)
         check_bounds(kind, self.name, c_value)
         env._write_params({field: c_value, **tag_change})
         env.__dict__.setdefault("_attr_faces", {})[self.name] = value
         if has_class(kind, self.name, "action_operand"):
             narrow = type(value) in (np.float16, np.float32)
             env.__dict__["_narrow_action"] = np.dtype(type(value)) if narrow else None
-        if has_class(kind, self.name, "rebinds") or has_class(kind, self.name, "action_operand"):
-            env._bind_step()  # a typed step, a step Gymnasium's would raise in, an action cast
+        # A typed step, a step Gymnasium's would raise in (the env's
+        # _gym_step_error, of any attribute), an action cast: pick the step again.
+        env._bind_step()
 
 
 def install(cls: type) -> type:

@@ -92,8 +92,13 @@ class _CoreEnv(gym.Env):
         return state
 
     def _check_attribute(self, name: str, value: Any) -> None:
-        """An env's own check of an untyped attribute write (after the
-        shared checks of ccgym._attributes): raises to refuse it."""
+        """An env's own check of an attribute write (after the shared
+        checks of ccgym._attributes): raises to refuse it."""
+
+    # The attributes Gymnasium's step negates (np.clip(v, -max_speed,
+    # max_speed), bound(w, -MAX_VEL_1, MAX_VEL_1)): an integer 0 there
+    # negates to the int 0 (no sign), which C's double -0.0 is not.
+    _negated: ClassVar[tuple[str, ...]] = ()
 
     @staticmethod
     def _gym_step_error(faces: dict[str, Any]) -> Exception | None:
@@ -429,6 +434,10 @@ class _CoreEnv(gym.Env):
         """A snapshot of the env: physics state, RNG stream, last outputs.
         :meth:`set_state` restores it exactly."""
         self._sync()
+        return self._snapshot_as_is()
+
+    def _snapshot_as_is(self) -> dict[str, Any]:
+        """get_state() without writing back in-place edits first."""
         self._rng_to_core()
         snap = self._core.get_state()
         snap["np_random_seed"] = self._np_random_seed
@@ -445,6 +454,8 @@ class _CoreEnv(gym.Env):
     def set_state(self, state: dict[str, Any]) -> None:
         """Restores a snapshot from :meth:`get_state` of the same env class."""
         check_snapshot(state)
+        self._check_state_tags(state)
+        self.__dict__.pop("_state_none", None)
         buffered = state.get("np_random_uint32", (0, 0))
         if not (isinstance(buffered, (tuple, list)) and len(buffered) == 2
                 and buffered[0] in (0, 1) and isinstance(buffered[1], (int, np.integer))
@@ -461,14 +472,48 @@ class _CoreEnv(gym.Env):
         bitgen.state = {**bitgen.state, "has_uint32": int(buffered[0]),
                         "uinteger": int(buffered[1])}
 
+    # The type tags of the env's C state (field -> the values it may hold):
+    # set_state refuses a snapshot whose state carries another.
+    _state_tags: ClassVar[dict[str, tuple[int, ...]]] = {}
+
+    def _check_state_tags(self, state: dict[str, Any]) -> None:
+        """ValueError, before anything is written, for a snapshot whose state
+        holds a type tag no step makes (a later ``state`` read could not
+        give it a type). A malformed buffer is left to the core's checks."""
+        buf = state.get("state_buffer")
+        if not (self._state_tags and isinstance(buf, np.ndarray) and buf.dtype == np.uint8
+                and buf.ndim == 1 and buf.size == self._state_dtype.itemsize):
+            return
+        fields = buf.view(self._state_dtype)[0]
+        for name, allowed in self._state_tags.items():
+            if int(fields[name]) not in allowed:
+                raise ValueError(
+                    f"state['state_buffer']: {self.kind} state field {name!r} holds "
+                    f"{int(fields[name])}, not a type tag ({', '.join(map(str, allowed))}); "
+                    "pass a snapshot from get_state()")
+
     def _constructor_kwargs(self) -> dict[str, Any]:
         raise NotImplementedError
 
     # Pickling and deepcopy rebuild the env and restore its state bit for bit.
     def __getstate__(self) -> dict[str, Any]:
+        edited = None
+        try:
+            state = self.get_state()
+        except (TypeError, ValueError):
+            # The state object (a handed-out state, MountainCarContinuous's
+            # obs) was edited in place to a value ccgym refuses: Gymnasium's
+            # env copies it as it is, and its copy's step raises too. So the
+            # copy gets the unchanged env and the same edit of its state.
+            obj = self._current_state_object()
+            if not isinstance(obj, np.ndarray):
+                raise
+            edited = obj.copy()
+            state = self._snapshot_as_is()
         return {
             "kwargs": {"render_mode": self.render_mode, **self._constructor_kwargs()},
-            "state": self.get_state(),
+            "state": state,
+            "edited_state": edited,
             "closed": self._core.closed,
             "spec": self.spec,
             "attributes": _attributes.faces(self),
@@ -487,6 +532,14 @@ class _CoreEnv(gym.Env):
             self._np_random = data["foreign_np_random"]
         self._core.closed = data["closed"]
         self.spec = data["spec"]
+        edited = data.get("edited_state")
+        if edited is not None:
+            obj = self.state  # handed out: the edit below is then the caller's own
+            if not (isinstance(obj, np.ndarray) and obj.dtype == edited.dtype
+                    and obj.shape == edited.shape):
+                raise ValueError(f"{self.kind}: the state edited in place to {edited!r} "
+                                 "cannot be copied")
+            obj[...] = edited
 
     # The C state, as the Gymnasium env's attributes would show it.
     def _state_fields(self) -> np.ndarray:
@@ -637,9 +690,17 @@ class _CoreEnv(gym.Env):
         self._hand_out(value)
         return value
 
+    # What Gymnasium's step raises on a ``state`` set to None (CartPole's and
+    # Acrobot's ``assert self.state is not None``, the others' unpacking of
+    # None): the step after ``env.state = None`` raises a ResetNeeded that
+    # is also this, so ``except`` clauses written for either catch it.
+    _state_none_error: ClassVar[type[Exception]] = TypeError
+
     @state.setter
     def state(self, value: Any) -> None:
         if value is None:
+            self._core.reset_needed_error = _STATE_NONE_ERRORS[self._state_none_error]
+            self.__dict__["_state_none"] = True
             self._core.exclusive(setattr, self._core, "has_reset", False)
             self._core.live_obs = None
             self.__dict__.pop("_written", None)
@@ -650,6 +711,17 @@ class _CoreEnv(gym.Env):
 
     def _set_state_value(self, value: Any) -> None:
         raise NotImplementedError
+
+
+class _StateNoneAssertionError(gym.error.ResetNeeded, AssertionError):
+    """step() after ``env.state = None`` where Gymnasium's step asserts the state."""
+
+
+class _StateNoneTypeError(gym.error.ResetNeeded, TypeError):
+    """step() after ``env.state = None`` where Gymnasium's step unpacks None."""
+
+
+_STATE_NONE_ERRORS = {AssertionError: _StateNoneAssertionError, TypeError: _StateNoneTypeError}
 
 
 class _DiscreteEnv(_CoreEnv):
@@ -670,6 +742,7 @@ class CartPoleEnv(_DiscreteEnv):
     """
 
     kind = "CartPole"
+    _state_none_error = AssertionError
     _renders_none_before_reset = True
     _vector_state = True
 
@@ -746,7 +819,12 @@ class CartPoleEnv(_DiscreteEnv):
         if not self._core.has_reset:
             return None
         n = int(self._state_fields()["steps_beyond_terminated"])
-        return None if n < 0 else n
+        if n < 0:
+            return None
+        # A numpy int written keeps its type, as Gymnasium's `+= 1` does
+        # (NEP 50: the Python 1 is weak), wrapping as numpy's ints do.
+        t = self.__dict__.get("_sbt_type")
+        return n if t is None else np.array(n).astype(t)[()]
 
     @steps_beyond_terminated.setter
     def steps_beyond_terminated(self, value: int | None) -> None:
@@ -760,6 +838,14 @@ class CartPoleEnv(_DiscreteEnv):
         else:
             raise TypeError(f"steps_beyond_terminated must be None or an int, got {value!r}")
         self._write_state({"steps_beyond_terminated": n})
+        self.__dict__["_sbt_type"] = type(value) if isinstance(value, np.integer) else None
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None
+              ) -> tuple[npt.NDArray[np.float32], dict[str, Any]]:
+        out = super().reset(seed=seed, options=options)
+        # Gymnasium's reset sets None; the first fall then counts in Python ints.
+        self.__dict__.pop("_sbt_type", None)
+        return out
 
 
 def _draw_mountain_car_state(env: Any, gen: np.random.Generator, a: float, b: float) -> Any:
@@ -775,6 +861,16 @@ class MountainCarEnv(_DiscreteEnv):
     """
 
     kind = "MountainCar"
+
+    def _check_attribute(self, name: str, value: Any) -> None:
+        if name == "max_position" and float(value) == -math.inf:
+            raise ValueError(
+                "max_position = -inf: Gymnasium's np.clip(position, min_position, -inf) "
+                "makes every position -inf, and its next step raises ValueError (math "
+                "domain error) in math.cos(3 * position); assign a finite max_position")
+    _state_tags = {"typed": (0, 1), "position_t": (0, 1, 2, 3),
+                   "velocity_t": (0, 1, 2, 3, 4)}
+    _negated = ("max_speed",)
     _rebind_after_step = True
 
     @staticmethod
@@ -873,6 +969,8 @@ class Continuous_MountainCarEnv(_ContinuousEnv):  # noqa: N801 (Gymnasium's name
     """
 
     kind = "MountainCarContinuous"
+    _state_tags = {"state_f32": (0, 1)}
+    _negated = ("max_speed",)
 
     @staticmethod
     def _ceiling_state(state: np.ndarray) -> np.ndarray:
@@ -976,6 +1074,8 @@ class PendulumEnv(_ContinuousEnv):
     """
 
     kind = "Pendulum"
+    _state_tags = {"last_u_t": (0, 1, 2, 3)}
+    _negated = ("max_torque", "max_speed")
     _render_icon = True
 
     @staticmethod
@@ -1062,8 +1162,8 @@ class PendulumEnv(_ContinuousEnv):
         float16, else float64), kept by the C step; None before the first
         step of an episode, absent before the first reset (as in Gymnasium).
         Only rendering reads it; settable."""
-        if not self._core.has_reset:
-            raise self._unset("last_u")
+        if not self._core.has_reset and not self.__dict__.get("_state_none"):
+            raise self._unset("last_u")  # (after `state = None` it is kept, as in Gymnasium)
         written, value = self._written_value("last_u")
         if written:
             return value
@@ -1213,6 +1313,25 @@ class AcrobotEnv(_DiscreteEnv, metaclass=_AcrobotType):
     """
 
     kind = "Acrobot"
+    _state_none_error = AssertionError
+    _negated = ("MAX_VEL_1", "MAX_VEL_2")
+
+    @staticmethod
+    def _gym_step_error(faces: dict[str, Any]) -> Exception | None:
+        """Gymnasium's _dsdt squares LINK_LENGTH_1, LINK_COM_POS_1 and
+        LINK_COM_POS_2 as Python floats (``lc1**2``): past sqrt(DBL_MAX) that
+        raises OverflowError in every step (numpy float64 values give inf,
+        which the kernel computes as numpy does). Evaluated with Python's
+        own ``**``, so the exception is Python's."""
+        for name, default in (("LINK_LENGTH_1", 1.0), ("LINK_COM_POS_1", 0.5),
+                              ("LINK_COM_POS_2", 0.5)):
+            value = faces.get(name, default)
+            if type(value) is float:
+                try:
+                    value**2
+                except OverflowError as e:
+                    return e
+        return None
     _draws_from_np_random = True
     _renders_none_before_reset = True
 
