@@ -58,23 +58,9 @@
 #define CCGYM_XM_X86_LANES 1
 #endif
 
-static double xm_d(uint64_t u)
-{
-    double d;
-    memcpy(&d, &u, sizeof d);
-    return d;
-}
-
-static uint64_t xm_u(double d)
-{
-    uint64_t u;
-    memcpy(&u, &d, sizeof u);
-    return u;
-}
-
 static uint32_t xm_hi_abs(double x)
 {
-    return (uint32_t)(xm_u(x) >> 32) & 0x7fffffffu;
+    return (uint32_t)(ccgym_xm_bits(x) >> 32) & 0x7fffffffu;
 }
 
 /* ------------------------------------------------------------ the algorithm */
@@ -99,7 +85,7 @@ static double xm_do_sin(const ccgym_xm_consts *K, int F, int drop, double x, dou
         dx = -dx;
     double ax = fabs(x);
     double u = K->big + ax;
-    int k = (int)(uint32_t)xm_u(u) << 2;
+    int k = (int)(uint32_t)ccgym_xm_bits(u) << 2;
     x = ax - (u - K->big);
     double xx = x * x, s, c, cor;
     double sn = K->tab[k], ssn = K->tab[k + 1], cs = K->tab[k + 2], ccs = K->tab[k + 3];
@@ -122,7 +108,7 @@ static double xm_do_cos(const ccgym_xm_consts *K, int F, double x, double dx)
         dx = -dx;
     double ax = fabs(x);
     double u = K->big + ax;
-    int k = (int)(uint32_t)xm_u(u) << 2;
+    int k = (int)(uint32_t)ccgym_xm_bits(u) << 2;
     x = ax - (u - K->big) + dx;
     double xx = x * x, s, c, cor;
     double sn = K->tab[k], ssn = K->tab[k + 1], cs = K->tab[k + 2], ccs = K->tab[k + 3];
@@ -163,7 +149,7 @@ static int xm_reduce(const ccgym_xm_consts *K, int F, double x, double *a, doubl
     }
     *a = b;
     *da = db;
-    return (int)((uint32_t)xm_u(t) & 3u);
+    return (int)((uint32_t)ccgym_xm_bits(t) & 3u);
 }
 
 static double xm_quadrant(const ccgym_xm_consts *K, int F, int drop, double a, double da, int n)
@@ -250,8 +236,8 @@ static long xm_check_one(const ccgym_xm_consts *K, int v, int p, double x, long 
         xm_probe_buf[xm_probe_len++] = x;
     double a = ccgym_xm_sin_with(K, v, p, x), b = sin(x);
     double c = ccgym_xm_cos_with(K, v, p, x), d = cos(x);
-    bad += xm_u(a) != xm_u(b);
-    bad += xm_u(c) != xm_u(d);
+    bad += ccgym_xm_bits(a) != ccgym_xm_bits(b);
+    bad += ccgym_xm_bits(c) != ccgym_xm_bits(d);
     *n += 2;
     return bad;
 }
@@ -259,9 +245,9 @@ static long xm_check_one(const ccgym_xm_consts *K, int v, int p, double x, long 
 static long xm_check_ulps(const ccgym_xm_consts *K, int v, int p, double x, int ulps, long *n)
 {
     long bad = 0;
-    uint64_t u = xm_u(fabs(x));
+    uint64_t u = ccgym_xm_bits(fabs(x));
     for (int i = -ulps; i <= ulps; i++) {
-        double y = xm_d(u + (uint64_t)(int64_t)i);
+        double y = ccgym_xm_from_bits(u + (uint64_t)(int64_t)i);
         bad += xm_check_one(K, v, p, y, n);
         bad += xm_check_one(K, v, p, -y, n);
     }
@@ -283,7 +269,7 @@ long ccgym_xm_selfcheck(const ccgym_xm_consts *K, int v, int p, long *n_probes)
             bad += xm_check_one(K, v, p, xm_uniform(&s, edges[r], edges[r + 1]) * ((i & 1) ? -1 : 1), &n);
     /* +-ulps around each branch threshold, the 0.126 limit and each table point and midpoint */
     for (size_t t = 0; t < sizeof xm_thresholds / sizeof xm_thresholds[0]; t++)
-        bad += xm_check_ulps(K, v, p, xm_d((uint64_t)xm_thresholds[t] << 32), 64, &n);
+        bad += xm_check_ulps(K, v, p, ccgym_xm_from_bits((uint64_t)xm_thresholds[t] << 32), 64, &n);
     bad += xm_check_ulps(K, v, p, K->taylor_limit, 64, &n);
     for (int k = 1; k < CCGYM_XM_TABLE_N; k++) {
         bad += xm_check_ulps(K, v, p, k / 128.0, 3, &n);
@@ -303,10 +289,10 @@ long ccgym_xm_selfcheck(const ccgym_xm_consts *K, int v, int p, long *n_probes)
     int found = 0;
     for (int i = 0; i < 200000 && found < 256; i++) {
         double x = xm_uniform(&s, 0.0, 8.0);
-        if (xm_u(ccgym_xm_sin_with(K, CCGYM_XM_PATH_FMA, 0, x)) !=
-                xm_u(ccgym_xm_sin_with(K, CCGYM_XM_PATH_NOFMA, 0, x)) ||
-            xm_u(ccgym_xm_cos_with(K, CCGYM_XM_PATH_FMA, 0, x)) !=
-                xm_u(ccgym_xm_cos_with(K, CCGYM_XM_PATH_NOFMA, 0, x))) {
+        if (ccgym_xm_bits(ccgym_xm_sin_with(K, CCGYM_XM_PATH_FMA, 0, x)) !=
+                ccgym_xm_bits(ccgym_xm_sin_with(K, CCGYM_XM_PATH_NOFMA, 0, x)) ||
+            ccgym_xm_bits(ccgym_xm_cos_with(K, CCGYM_XM_PATH_FMA, 0, x)) !=
+                ccgym_xm_bits(ccgym_xm_cos_with(K, CCGYM_XM_PATH_NOFMA, 0, x))) {
             bad += xm_check_one(K, v, p, x, &n);
             found++;
         }
@@ -338,22 +324,22 @@ static int xm_fixups = -1;
 
 static void xm_math_consts(ccgym_xm_consts *K)
 {
-    K->big = xm_d(CCGYM_XM_BIG);
-    K->toint = xm_d(CCGYM_XM_TOINT);
-    K->hpinv = xm_d(CCGYM_XM_HPINV);
-    K->hp0 = xm_d(CCGYM_XM_HP0);
-    K->hp1 = xm_d(CCGYM_XM_HP1);
-    K->mp1 = xm_d(CCGYM_XM_MP1);
-    K->mp2 = xm_d(CCGYM_XM_MP2);
-    K->pp3 = xm_d(CCGYM_XM_PP3);
-    K->pp4 = xm_d(CCGYM_XM_PP4);
-    K->taylor_limit = xm_d(CCGYM_XM_TAYLOR_LIMIT);
-    K->cs2 = xm_d(CCGYM_XM_CS2);
+    K->big = ccgym_xm_from_bits(CCGYM_XM_BIG);
+    K->toint = ccgym_xm_from_bits(CCGYM_XM_TOINT);
+    K->hpinv = ccgym_xm_from_bits(CCGYM_XM_HPINV);
+    K->hp0 = ccgym_xm_from_bits(CCGYM_XM_HP0);
+    K->hp1 = ccgym_xm_from_bits(CCGYM_XM_HP1);
+    K->mp1 = ccgym_xm_from_bits(CCGYM_XM_MP1);
+    K->mp2 = ccgym_xm_from_bits(CCGYM_XM_MP2);
+    K->pp3 = ccgym_xm_from_bits(CCGYM_XM_PP3);
+    K->pp4 = ccgym_xm_from_bits(CCGYM_XM_PP4);
+    K->taylor_limit = ccgym_xm_from_bits(CCGYM_XM_TAYLOR_LIMIT);
+    K->cs2 = ccgym_xm_from_bits(CCGYM_XM_CS2);
     for (int k = 0; k < CCGYM_XM_TABLE_N; k++) {
-        K->tab[4 * k] = xm_d(ccgym_xm_sin_hi[k]);
-        K->tab[4 * k + 1] = xm_d(ccgym_xm_sin_lo[k]);
-        K->tab[4 * k + 2] = xm_d(ccgym_xm_cos_hi[k]);
-        K->tab[4 * k + 3] = xm_d(ccgym_xm_cos_lo[k]);
+        K->tab[4 * k] = ccgym_xm_from_bits(ccgym_xm_sin_hi[k]);
+        K->tab[4 * k + 1] = ccgym_xm_from_bits(ccgym_xm_sin_lo[k]);
+        K->tab[4 * k + 2] = ccgym_xm_from_bits(ccgym_xm_cos_hi[k]);
+        K->tab[4 * k + 3] = ccgym_xm_from_bits(ccgym_xm_cos_lo[k]);
     }
 }
 
@@ -380,7 +366,7 @@ static const double xm_tols[XM_NREF] = {1e-3, 1e-3, 1e-3, 1e-3, 1e-3, 1e-3, 1e-2
 static int xm_is_table(const double *p)
 {
     for (int k = 0; k < CCGYM_XM_TABLE_N; k++)
-        if (xm_u(p[4 * k]) != ccgym_xm_sin_hi[k] || xm_u(p[4 * k + 2]) != ccgym_xm_cos_hi[k])
+        if (ccgym_xm_bits(p[4 * k]) != ccgym_xm_sin_hi[k] || ccgym_xm_bits(p[4 * k + 2]) != ccgym_xm_cos_hi[k])
             return 0;
     return 1;
 }
@@ -403,7 +389,7 @@ static int xm_phdr_cb(struct dl_phdr_info *info, size_t size, void *data)
         const double *d = (const double *)lo;
         for (size_t j = 0; j < nd; j++) {
             double v = d[j];
-            if (!sc->found_table && j + 440 <= nd && xm_u(v) == 0 && xm_u(d[j + 2]) == ccgym_xm_cos_hi[0] &&
+            if (!sc->found_table && j + 440 <= nd && ccgym_xm_bits(v) == 0 && ccgym_xm_bits(d[j + 2]) == ccgym_xm_cos_hi[0] &&
                 xm_is_table(d + j)) {
                 sc->table = d + j;
                 sc->found_table = 1;
@@ -413,7 +399,7 @@ static int xm_phdr_cb(struct dl_phdr_info *info, size_t size, void *data)
                     continue;
                 int seen = 0;
                 for (int c = 0; c < sc->ncand[r]; c++)
-                    seen |= xm_u(sc->cand[r][c]) == xm_u(v);
+                    seen |= ccgym_xm_bits(sc->cand[r][c]) == ccgym_xm_bits(v);
                 if (!seen && sc->ncand[r] < XM_MAXC)
                     sc->cand[r][sc->ncand[r]++] = v;
             }
@@ -438,7 +424,7 @@ static int xm_match_table(const ccgym_xm_consts *K, int v, long n)
             int k = 16 + (int)(xm_next(&s) % 94);
             x = (k + 0.5) / 128 + xm_uniform(&s, -1.0 / 2048, 1.0 / 2048);
         }
-        if (xm_u(ccgym_xm_sin_with(K, v, 0, x)) != xm_u(sin(x)) || xm_u(ccgym_xm_cos_with(K, v, 0, x)) != xm_u(cos(x)))
+        if (ccgym_xm_bits(ccgym_xm_sin_with(K, v, 0, x)) != ccgym_xm_bits(sin(x)) || ccgym_xm_bits(ccgym_xm_cos_with(K, v, 0, x)) != ccgym_xm_bits(cos(x)))
             return 0;
     }
     return 1;
@@ -449,7 +435,7 @@ static int xm_match_taylor(const ccgym_xm_consts *K, int v, long n)
     uint64_t s = 11;
     for (long i = 0; i < n; i++) {
         double x = xm_uniform(&s, i < 64 ? 0.01 : 0.1, 0.1259);
-        if (xm_u(ccgym_xm_sin_with(K, v, 0, x)) != xm_u(sin(x)))
+        if (ccgym_xm_bits(ccgym_xm_sin_with(K, v, 0, x)) != ccgym_xm_bits(sin(x)))
             return 0;
     }
     return 1;
@@ -482,11 +468,11 @@ static xm_lanes_fn xm_search_lanes(void)
 /* Do sets[0] and sets[j] (j < n) give the same sin (and cos unless taylor) at x? */
 static int xm_sets_agree(const ccgym_xm_consts *sets, int n, int v, int taylor, double x)
 {
-    uint64_t r0s = xm_u(ccgym_xm_sin_with(&sets[0], v, 0, x));
-    uint64_t r0c = taylor ? 0 : xm_u(ccgym_xm_cos_with(&sets[0], v, 0, x));
+    uint64_t r0s = ccgym_xm_bits(ccgym_xm_sin_with(&sets[0], v, 0, x));
+    uint64_t r0c = taylor ? 0 : ccgym_xm_bits(ccgym_xm_cos_with(&sets[0], v, 0, x));
     for (int j = 1; j < n; j++)
-        if (xm_u(ccgym_xm_sin_with(&sets[j], v, 0, x)) != r0s ||
-            (!taylor && xm_u(ccgym_xm_cos_with(&sets[j], v, 0, x)) != r0c))
+        if (ccgym_xm_bits(ccgym_xm_sin_with(&sets[j], v, 0, x)) != r0s ||
+            (!taylor && ccgym_xm_bits(ccgym_xm_cos_with(&sets[j], v, 0, x)) != r0c))
             return 0;
     return 1;
 }
@@ -512,7 +498,7 @@ static int xm_break_ties(ccgym_xm_consts *sets, int n, int v, int taylor)
             for (int j = 1; j < n; j++) {
                 lf(&sets[j], v, xs, sj, cj, CHUNK);
                 for (int i = 0; i < CHUNK; i++)
-                    if (xm_u(sj[i]) != xm_u(s0[i]) || (!taylor && xm_u(cj[i]) != xm_u(c0[i]))) {
+                    if (ccgym_xm_bits(sj[i]) != ccgym_xm_bits(s0[i]) || (!taylor && ccgym_xm_bits(cj[i]) != ccgym_xm_bits(c0[i]))) {
                         if (first < 0 || i < first)
                             first = i;
                         break;
@@ -528,13 +514,13 @@ static int xm_break_ties(ccgym_xm_consts *sets, int n, int v, int taylor)
         if (first < 0)
             continue;
         double x = xs[first];
-        uint64_t ls = xm_u(sin(x)), lc = taylor ? 0 : xm_u(cos(x));
+        uint64_t ls = ccgym_xm_bits(sin(x)), lc = taylor ? 0 : ccgym_xm_bits(cos(x));
         if (xm_nwitness < XM_MAX_WITNESS)
             xm_witness[xm_nwitness++] = x;
         int m = 0;
         for (int j = 0; j < n; j++)
-            if (xm_u(ccgym_xm_sin_with(&sets[j], v, 0, x)) == ls &&
-                (taylor || xm_u(ccgym_xm_cos_with(&sets[j], v, 0, x)) == lc))
+            if (ccgym_xm_bits(ccgym_xm_sin_with(&sets[j], v, 0, x)) == ls &&
+                (taylor || ccgym_xm_bits(ccgym_xm_cos_with(&sets[j], v, 0, x)) == lc))
                 sets[m++] = sets[j];
         XM_DEBUG("tie-break at x = %a: %d of %d sets left\n", x, m, n);
         n = m;
@@ -632,7 +618,7 @@ static void xm_pick_lanes(void)
         cand[i](&xm_k, xm_path, probes, sv, sv + xm_probe_cap, (size_t)xm_probe_len);
         long bad = 0;
         for (long j = 0; j < xm_probe_len; j++)
-            bad += (xm_u(sv[j]) != xm_u(sin(probes[j]))) + (xm_u(sv[xm_probe_cap + j]) != xm_u(cos(probes[j])));
+            bad += (ccgym_xm_bits(sv[j]) != ccgym_xm_bits(sin(probes[j]))) + (ccgym_xm_bits(sv[xm_probe_cap + j]) != ccgym_xm_bits(cos(probes[j])));
         XM_DEBUG("lanes %s: %ld of %ld probes differ\n", names[i], bad, 2 * xm_probe_len);
         if (bad == 0) {
             xm_lanes = cand[i];
@@ -682,7 +668,7 @@ static void xm_decide(void)
             XM_DEBUG("candidate near %a: %a\n", xm_refs[r], sc.cand[r][c]);
     int fix = 0;
     for (int i = 0; i < 440; i++) {
-        if (xm_u(xm_k.tab[i]) != xm_u(sc.table[i]))
+        if (ccgym_xm_bits(xm_k.tab[i]) != ccgym_xm_bits(sc.table[i]))
             fix++;
         xm_k.tab[i] = sc.table[i];
     }
@@ -769,7 +755,7 @@ long ccgym_xm_selfcheck_perturbed(int perturb, long *n_probes)
     int p = CCGYM_XM_PERTURB_NONE;
     switch (perturb) {
     case CCGYM_XM_PERTURB_CONST:
-        K.s1 = xm_d(xm_u(K.s1) + 1);
+        K.s1 = ccgym_xm_from_bits(ccgym_xm_bits(K.s1) + 1);
         break;
     case CCGYM_XM_PERTURB_DROP_FMA:
         p = perturb;

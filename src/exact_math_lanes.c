@@ -94,13 +94,6 @@ typedef __m256d M;
 #define ABS(a) ANDN(SIGN, a)
 #define COPYSIGN(mag, sgn) OR(ANDN(SIGN, mag), AND(SIGN, sgn))
 
-static double xm_d(uint64_t u)
-{
-    double d;
-    memcpy(&d, &u, sizeof d);
-    return d;
-}
-
 /* The table offset 4k of |x| < 1 rounded to the nearest k/128 (low word of big + |x|). */
 #define TABIDX(u) ISHL(IAND(DTOI(u), ISET1(0xffffffffLL)), 2)
 
@@ -116,13 +109,13 @@ static inline __attribute__((always_inline)) void xm_lanes(const ccgym_xm_consts
     const double *tab = K->tab;
 
     V ax = ABS(x);
-    M inrange = LT(ax, SET1(xm_d((uint64_t)CCGYM_XM_K_REDUCE << 32)));
+    M inrange = LT(ax, SET1(ccgym_xm_from_bits((uint64_t)CCGYM_XM_K_REDUCE << 32)));
     *fallback = ~MBITS(inrange) & ((1u << W) - 1);
     x = SEL(inrange, x, ZERO); /* keeps the table index in range on the other lanes */
     ax = ABS(x);
-    M small = LT(ax, SET1(xm_d((uint64_t)CCGYM_XM_K_TABLE << 32)));
-    M mid = MAND(MNOT(small), LT(ax, SET1(xm_d((uint64_t)CCGYM_XM_K_MID << 32))));
-    M red = MNOT(LT(ax, SET1(xm_d((uint64_t)CCGYM_XM_K_MID << 32))));
+    M small = LT(ax, SET1(ccgym_xm_from_bits((uint64_t)CCGYM_XM_K_TABLE << 32)));
+    M mid = MAND(MNOT(small), LT(ax, SET1(ccgym_xm_from_bits((uint64_t)CCGYM_XM_K_MID << 32))));
+    M red = MNOT(LT(ax, SET1(ccgym_xm_from_bits((uint64_t)CCGYM_XM_K_MID << 32))));
 
     /* Cody-Waite reduction (every lane; used where red). */
     V t, xn, y, b, db, t1, t2;
@@ -228,8 +221,8 @@ static inline __attribute__((always_inline)) void xm_lanes(const ccgym_xm_consts
     V sinv = SEL(small, S, SEL(mid, COPYSIGN(C, x), rsin));
     V cosv = SEL(small, C, SEL(mid, S, rcos));
     (void)red;
-    sinv = SEL(LT(ax, SET1(xm_d((uint64_t)CCGYM_XM_K_TINY_SIN << 32))), x, sinv);
-    cosv = SEL(LT(ax, SET1(xm_d((uint64_t)CCGYM_XM_K_TINY_COS << 32))), SET1(1.0), cosv);
+    sinv = SEL(LT(ax, SET1(ccgym_xm_from_bits((uint64_t)CCGYM_XM_K_TINY_SIN << 32))), x, sinv);
+    cosv = SEL(LT(ax, SET1(ccgym_xm_from_bits((uint64_t)CCGYM_XM_K_TINY_COS << 32))), SET1(1.0), cosv);
     *so = sinv;
     *co = cosv;
 }

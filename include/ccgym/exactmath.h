@@ -11,6 +11,22 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
+
+/* A double's bits and back (the constants and probes are bit patterns). */
+static inline uint64_t ccgym_xm_bits(double d)
+{
+    uint64_t u;
+    memcpy(&u, &d, sizeof u);
+    return u;
+}
+
+static inline double ccgym_xm_from_bits(uint64_t u)
+{
+    double d;
+    memcpy(&d, &u, sizeof d);
+    return d;
+}
 
 enum {
     CCGYM_XM_PATH_LIBM = 0,  /* scalar libm (the fallback) */

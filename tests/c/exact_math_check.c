@@ -13,20 +13,6 @@
 #include "ccgym/npmath.h"
 #include "ccgym/exactmath_consts.h"
 
-static uint64_t u64(double d)
-{
-    uint64_t u;
-    memcpy(&u, &d, sizeof u);
-    return u;
-}
-
-static double dbl(uint64_t u)
-{
-    double d;
-    memcpy(&d, &u, sizeof d);
-    return d;
-}
-
 static uint64_t state = 12345;
 static uint64_t next(void)
 {
@@ -47,7 +33,7 @@ static void flush(void)
     ccgym_xm_sincos_array(bx, bs, bc, (size_t)blen);
     for (int i = 0; i < blen; i++) {
         double x = bx[i];
-        long bad = (u64(bs[i]) != u64(sin(x))) + (u64(bc[i]) != u64(cos(x)));
+        long bad = (ccgym_xm_bits(bs[i]) != ccgym_xm_bits(sin(x))) + (ccgym_xm_bits(bc[i]) != ccgym_xm_bits(cos(x)));
         if (bad && n_bad < 10)
             printf("  mismatch x=%a sin %a/%a cos %a/%a\n", x, bs[i], sin(x), bc[i], cos(x));
         n_bad += bad;
@@ -75,10 +61,10 @@ static long take(void)
 
 static long sweep(double x, int ulps)
 {
-    uint64_t u = u64(fabs(x));
+    uint64_t u = ccgym_xm_bits(fabs(x));
     for (int i = -ulps; i <= ulps; i++) {
-        check(dbl(u + (uint64_t)(int64_t)i));
-        check(-dbl(u + (uint64_t)(int64_t)i));
+        check(ccgym_xm_from_bits(u + (uint64_t)(int64_t)i));
+        check(-ccgym_xm_from_bits(u + (uint64_t)(int64_t)i));
     }
     return 0;
 }
@@ -127,7 +113,7 @@ int main(int argc, char **argv)
     static const uint32_t th[] = {CCGYM_XM_K_TINY_COS, CCGYM_XM_K_TINY_SIN, CCGYM_XM_K_TABLE,
                                   CCGYM_XM_K_MID, CCGYM_XM_K_REDUCE};
     for (int t = 0; t < 5; t++)
-        bad += sweep(dbl((uint64_t)th[t] << 32), 100000);
+        bad += sweep(ccgym_xm_from_bits((uint64_t)th[t] << 32), 100000);
     bad += sweep(K->taylor_limit, 100000);
     bad = take();
     printf("+-1e5 ulps around the 6 branch thresholds: %ld mismatches\n", bad);
@@ -155,7 +141,7 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < sizeof special / sizeof special[0]; i++) {
         double s1, c1;
         ccgym_xm_sincos_array(&special[i], &s1, &c1, 1);
-        if (isnan(special[i]) ? !(isnan(s1) && isnan(c1)) : (u64(s1) != u64(sin(special[i])) || u64(c1) != u64(cos(special[i])))) {
+        if (isnan(special[i]) ? !(isnan(s1) && isnan(c1)) : (ccgym_xm_bits(s1) != ccgym_xm_bits(sin(special[i])) || ccgym_xm_bits(c1) != ccgym_xm_bits(cos(special[i])))) {
             printf("  special %a: sin %a cos %a\n", special[i], s1, c1);
             total++;
         }
@@ -170,10 +156,10 @@ int main(int argc, char **argv)
             double u = (double)(next() >> 11) * (1.0 / 9007199254740992.0);
             double a = b * exp2(-4.0 + 60.0 * u) * ((i & 1) ? -1 : 1);
             if (i % 7 == 0) /* near multiples of b */
-                a = dbl(u64(floor(a / b) * b) + (uint64_t)(int64_t)(i % 5 - 2));
+                a = ccgym_xm_from_bits(ccgym_xm_bits(floor(a / b) * b) + (uint64_t)(int64_t)(i % 5 - 2));
             double r1 = ccgym_fmod(a, b), r2 = fmod(a, b);
             nf++;
-            if (u64(r1) != u64(r2)) {
+            if (ccgym_xm_bits(r1) != ccgym_xm_bits(r2)) {
                 if (bad < 5)
                     printf("  fmod mismatch a=%a b=%a: %a vs %a\n", a, b, r1, r2);
                 bad++;
@@ -185,7 +171,7 @@ int main(int argc, char **argv)
         for (size_t j = 0; j < 7; j++) {
             double r1 = ccgym_fmod(fsp[i], fsp[j]), r2 = fmod(fsp[i], fsp[j]);
             nf++;
-            if (!(isnan(r1) && isnan(r2)) && u64(r1) != u64(r2))
+            if (!(isnan(r1) && isnan(r2)) && ccgym_xm_bits(r1) != ccgym_xm_bits(r2))
                 bad++;
         }
     printf("ccgym_fmod vs fmod: %ld pairs, %ld mismatches\n", nf, bad);
