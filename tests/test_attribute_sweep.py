@@ -302,6 +302,22 @@ def _call(f: Any, *args: Any) -> tuple[Any, BaseException | None]:
             return None, e
 
 
+def _step_pair(ref_step: Any, our_step: Any, a: Any, at: str) -> tuple[Any, Any] | None:
+    """Steps Gymnasium (time-limited) and ccgym with a: (Gymnasium's, ccgym's)
+    results, or None where the case ends there: Gymnasium hung, or raised,
+    and then ccgym must have raised the same class."""
+    r, rexc = _call(_limited, ref_step, a)
+    o, oexc = _call(our_step, a)
+    if isinstance(rexc, GymnasiumHangs):
+        return None
+    if rexc is not None:
+        assert oexc is not None and isinstance(oexc, type(rexc)), (
+            f"{at}: Gymnasium raises {rexc!r}, ccgym {oexc!r} (returned {o!r})")
+        return None
+    assert oexc is None, f"{at}: ccgym raises {oexc!r}, Gymnasium returns {r!r}"
+    return r, o
+
+
 def compare_single(ref: gym.Env, ours: gym.Env, watch: list[str], where: str) -> None:
     for name in watch:
         r, _ = _call(getattr, ref.unwrapped, name)
@@ -315,16 +331,11 @@ def step_both(ref: gym.Env, ours: gym.Env, acts: list[Any], watch: list[str],
     ends at the first step Gymnasium raises in, where ccgym must raise the
     same class."""
     for t, a in enumerate(acts):
-        r, rexc = _call(_limited, ref.step, a)
-        o, oexc = _call(ours.step, a)
         at = f"{where} step {t}"
-        if isinstance(rexc, GymnasiumHangs):
+        pair = _step_pair(ref.step, ours.step, a, at)
+        if pair is None:
             return
-        if rexc is not None:
-            assert oexc is not None and isinstance(oexc, type(rexc)), (
-                f"{at}: Gymnasium raises {rexc!r}, ccgym {oexc!r} (returned {o!r})")
-            return
-        assert oexc is None, f"{at}: ccgym raises {oexc!r}, Gymnasium returns {r!r}"
+        r, o = pair
         assert r[0].dtype == o[0].dtype and r[0].tobytes() == o[0].tobytes(), \
             f"{at}: obs {show(o[0])} vs Gymnasium's {show(r[0])}"
         assert same(r[1], o[1]), f"{at}: reward {show(o[1])} vs Gymnasium's {show(r[1])}"
@@ -444,15 +455,10 @@ def _vector_case(env_id: str, name: str, value: Any, case_seed: int, where: str)
     r, o = ref.reset(seed=SEED), ours.reset(seed=SEED)
     assert_same(o[0], r[0], where + " reset")
     for t, a in enumerate(acts):
-        r, rexc = _call(_limited, ref.step, a)
-        o, oexc = _call(ours.step, a)
         at = f"{where} step {t}"
-        if isinstance(rexc, GymnasiumHangs):
+        pair = _step_pair(ref.step, ours.step, a, at)
+        if pair is None:
             return
-        if rexc is not None:
-            assert oexc is not None and isinstance(oexc, type(rexc)), \
-                f"{at}: Gymnasium raises {rexc!r}, ccgym {oexc!r}"
-            return
-        assert oexc is None, f"{at}: ccgym raises {oexc!r}"
+        r, o = pair
         for k in range(4):
             assert_same(o[k], r[k], f"{at} item {k}")
