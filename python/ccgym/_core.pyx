@@ -1095,9 +1095,9 @@ cdef class Batch:
     cdef float _single_action_f
     cdef double _single_action_d
     # A single action of action_dim > 1 (a registered def's; at most
-    # CCGYM_MAX_OBS_DIM, register_c_def's bound).
-    cdef float _single_action_fv[16]
-    cdef double _single_action_dv[16]
+    # CCGYM_MAX_OBS_DIM, register_c_def's bound, which sizes these).
+    cdef float _single_action_fv[CCGYM_MAX_OBS_DIM]
+    cdef double _single_action_dv[CCGYM_MAX_OBS_DIM]
     cdef dict _action_types         # the rule table's "types" (continuous envs)
     cdef bint _square_overflows
     cdef bint _unsigned_zero_wraps
