@@ -83,6 +83,6 @@ def get_cmake_dir() -> str:
     return os.path.join(os.path.dirname(os.path.abspath(__file__)), "cmake")
 
 
-__all__ = ["ENV_IDS", "get_cmake_dir", "register_c_env", "get_include", "InvalidAction", "InvalidActionType", "InvalidActionValue",
-           "__version__", "make_vec"]
+__all__ = ["ENV_IDS", "InvalidAction", "InvalidActionType", "InvalidActionValue",
+           "__version__", "get_cmake_dir", "get_include", "make_vec", "register_c_env"]
 __all__ += envs.__all__

@@ -320,13 +320,13 @@ class ParamAttribute:
         tag_change: dict[str, int] = {}
         if is_switch(kind, self.name):
             c_value = float(switch_value(kind, self.name, value))
-        elif has_class(kind, self.name, "typed"):
-            c_value, tag = typed_number(kind, self.name, value)
-            tag_change[field + "_t"] = tag
-            env._check_attribute(self.name, value)  # the env's own quirks, if any
         else:
-            c_value = number(kind, self.name, value)
-            env._check_attribute(self.name, value)
+            if has_class(kind, self.name, "typed"):
+                c_value, tag = typed_number(kind, self.name, value)
+                tag_change[field + "_t"] = tag
+            else:
+                c_value = number(kind, self.name, value)
+            env._check_attribute(self.name, value)  # the env's own quirks, if any
         check_bounds(kind, self.name, c_value)
         env._write_params({field: c_value, **tag_change})
         env.__dict__.setdefault("_attr_faces", {})[self.name] = value

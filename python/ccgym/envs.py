@@ -861,6 +861,10 @@ class MountainCarEnv(_DiscreteEnv):
     """
 
     kind = "MountainCar"
+    _state_tags = {"typed": (0, 1), "position_t": (0, 1, 2, 3),
+                   "velocity_t": (0, 1, 2, 3, 4)}
+    _negated = ("max_speed",)
+    _rebind_after_step = True
 
     def _check_attribute(self, name: str, value: Any) -> None:
         if name == "max_position" and float(value) == -math.inf:
@@ -868,10 +872,6 @@ class MountainCarEnv(_DiscreteEnv):
                 "max_position = -inf: Gymnasium's np.clip(position, min_position, -inf) "
                 "makes every position -inf, and its next step raises ValueError (math "
                 "domain error) in math.cos(3 * position); assign a finite max_position")
-    _state_tags = {"typed": (0, 1), "position_t": (0, 1, 2, 3),
-                   "velocity_t": (0, 1, 2, 3, 4)}
-    _negated = ("max_speed",)
-    _rebind_after_step = True
 
     @staticmethod
     def _states_from_observations(st: np.ndarray, obs: np.ndarray, last_u: Any) -> None:
@@ -1315,6 +1315,8 @@ class AcrobotEnv(_DiscreteEnv, metaclass=_AcrobotType):
     kind = "Acrobot"
     _state_none_error = AssertionError
     _negated = ("MAX_VEL_1", "MAX_VEL_2")
+    _draws_from_np_random = True
+    _renders_none_before_reset = True
 
     @staticmethod
     def _gym_step_error(faces: dict[str, Any]) -> Exception | None:
@@ -1323,17 +1325,14 @@ class AcrobotEnv(_DiscreteEnv, metaclass=_AcrobotType):
         raises OverflowError in every step (numpy float64 values give inf,
         which the kernel computes as numpy does). Evaluated with Python's
         own ``**``, so the exception is Python's."""
-        for name, default in (("LINK_LENGTH_1", 1.0), ("LINK_COM_POS_1", 0.5),
-                              ("LINK_COM_POS_2", 0.5)):
-            value = faces.get(name, default)
+        for name in ("LINK_LENGTH_1", "LINK_COM_POS_1", "LINK_COM_POS_2"):
+            value = faces.get(name)  # (absent: Gymnasium's default, whose square is finite)
             if type(value) is float:
                 try:
                     value**2
                 except OverflowError as e:
                     return e
         return None
-    _draws_from_np_random = True
-    _renders_none_before_reset = True
 
     @staticmethod
     def _states_from_observations(st: np.ndarray, obs: np.ndarray, last_u: Any) -> None:
