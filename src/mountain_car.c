@@ -220,10 +220,11 @@ static inline void ccgym_mountain_car_observe(const ccgym_mountain_car_params *p
     obs[1] = (float)s->velocity;
 }
 
-/* One cos and branchy clipping: nothing for a fast kernel to gain. */
 /* Gymnasium's spaces (its __init__), as the def states them (ccgym/env.h). */
 static const float ccgym_mountain_car_obs_low[2] = {(float)-1.2, (float)-0.07};
 static const float ccgym_mountain_car_obs_high[2] = {(float)0.6, (float)0.07};
+
+/* One cos and branchy clipping: nothing for a fast kernel to gain. */
 
 CCGYM_DEFINE_ENV(ccgym_mountain_car, ccgym_mountain_car_state, ccgym_mountain_car_params, int64_t,
                  0, 3, 2, -0.6, -0.4, ccgym_mountain_car_step_range, .name = "MountainCar",

@@ -479,7 +479,8 @@ CCGYM_INLINE void ccgym_bare_loop(const ccgym_bare_job *j, size_t begin, size_t 
 /* The def's members that CCGYM_DEFINE_ENV fills from its arguments. */
 #define CCGYM_ENV_DEF_INIT_(NAME, STATE_T, PARAMS_T, ACTION_DIM, N_ACTIONS, OBS_DIM, DEF_A,     \
                             DEF_B, STEP_RANGE)                                                 \
-    .api_version = CCGYM_API_VERSION, .obs_dim = OBS_DIM, .action_dim = ACTION_DIM, .n_actions = N_ACTIONS,                      \
+    .api_version = CCGYM_API_VERSION, .obs_dim = OBS_DIM, .action_dim = ACTION_DIM,           \
+    .n_actions = N_ACTIONS,                                                                   \
     .state_size = sizeof(STATE_T), .params_size = sizeof(PARAMS_T), .default_a = DEF_A,       \
     .default_b = DEF_B, .state_fields = NAME##_state_fields,                                  \
     .n_state_fields = (int)(sizeof NAME##_state_fields / sizeof NAME##_state_fields[0]),      \
