@@ -15,7 +15,11 @@ An HTML comment right before a block directs it:
   runs all of its blocks;
 - ``<!-- docs-test: needs MODULE [MODULE ...] -->``: skipped when a module is
   not importable (the frameworks' optional extras);
-- ``<!-- docs-test: skip -->``: a fragment shown, never run (say why beside it).
+- ``<!-- docs-test: skip (why) -->``: a fragment shown, never run; the
+  reason stands in brackets after the word.
+
+Any other directive fails the page (a misspelt one would otherwise run, or
+skip, the block silently).
 
 The pages are found from the repository root (README.md and docs/**.md,
 each collected once; pytest's testpaths never reach them on their own); the
@@ -118,7 +122,11 @@ def _directives(document, example) -> list[str]:
         m = DIRECTIVE.search(line)
         if not m:
             break
-        found.append(m.group(1))
+        word = m.group(1).split()[0] if m.group(1) else ""
+        if word not in ("slow", "needs", "skip"):
+            raise AssertionError(f"{document.path}: unknown directive <!-- docs-test: {m.group(1)} -->")
+        # "skip (why)" and "slow (why)" carry a reason after the word
+        found.append(m.group(1) if word == "needs" else word)
     return found
 
 
