@@ -50,3 +50,20 @@ def pytest_collection_modifyitems(config, items):
     if missing and not config.getoption("keyword") and not any(
             "::" in str(a) for a in config.args):
         raise pytest.UsageError(f"tests/conftest.py SLOW_CASES names no test: {missing}")
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _sb3_logdir(tmp_path_factory):
+    """Stable-Baselines3's logger makes an ``SB3-<date>`` folder in the temp
+    dir for every model that learns (``SB3_LOGDIR`` unset); point it into
+    pytest's own temporary tree so a test run leaves nothing in /tmp. Subprocess
+    runs (``ccgym train`` in the docs' pages) inherit it."""
+    import os
+
+    old = os.environ.get("SB3_LOGDIR")
+    os.environ["SB3_LOGDIR"] = str(tmp_path_factory.mktemp("sb3-logs"))
+    yield
+    if old is None:
+        del os.environ["SB3_LOGDIR"]
+    else:
+        os.environ["SB3_LOGDIR"] = old
