@@ -57,6 +57,10 @@
 #if defined(CCGYM_XM_CAN_RECOVER) && defined(__x86_64__) && !defined(CCGYM_XM_NO_LANES)
 #define CCGYM_XM_X86_LANES 1
 #endif
+/* NEON is part of every AArch64 CPU: its lanes need no run-time detection. */
+#if defined(CCGYM_XM_CAN_RECOVER) && defined(__aarch64__) && !defined(CCGYM_XM_NO_LANES)
+#define CCGYM_XM_NEON_LANES 1
+#endif
 
 static uint32_t xm_hi_abs(double x)
 {
@@ -312,6 +316,10 @@ void ccgym_xm_lanes_sincos_avx2(const ccgym_xm_consts *K, int variant, const dou
 void ccgym_xm_lanes_sincos_avx512(const ccgym_xm_consts *K, int variant, const double *x, double *s,
                                   double *c, size_t n);
 #endif
+#if defined(CCGYM_XM_NEON_LANES)
+void ccgym_xm_lanes_sincos_neon(const ccgym_xm_consts *K, int variant, const double *x, double *s,
+                                double *c, size_t n);
+#endif
 typedef void (*xm_lanes_fn)(const ccgym_xm_consts *K, int variant, const double *x, double *s,
                             double *c, size_t n);
 
@@ -371,6 +379,15 @@ static int xm_is_table(const double *p)
     return 1;
 }
 
+static void xm_add_cand(xm_scan *sc, int r, double v)
+{
+    for (int c = 0; c < sc->ncand[r]; c++)
+        if (ccgym_xm_bits(sc->cand[r][c]) == ccgym_xm_bits(v))
+            return;
+    if (sc->ncand[r] < XM_MAXC)
+        sc->cand[r][sc->ncand[r]++] = v;
+}
+
 static int xm_phdr_cb(struct dl_phdr_info *info, size_t size, void *data)
 {
     xm_scan *sc = (xm_scan *)data;
@@ -394,15 +411,9 @@ static int xm_phdr_cb(struct dl_phdr_info *info, size_t size, void *data)
                 sc->table = d + j;
                 sc->found_table = 1;
             }
-            for (int r = 0; r < XM_NREF; r++) {
-                if (!(fabs(v / xm_refs[r] - 1.0) < xm_tols[r]))
-                    continue;
-                int seen = 0;
-                for (int c = 0; c < sc->ncand[r]; c++)
-                    seen |= ccgym_xm_bits(sc->cand[r][c]) == ccgym_xm_bits(v);
-                if (!seen && sc->ncand[r] < XM_MAXC)
-                    sc->cand[r][sc->ncand[r]++] = v;
-            }
+            for (int r = 0; r < XM_NREF; r++)
+                if (fabs(v / xm_refs[r] - 1.0) < xm_tols[r])
+                    xm_add_cand(sc, r, v);
         }
     }
     return 1;
@@ -461,6 +472,8 @@ static xm_lanes_fn xm_search_lanes(void)
         return ccgym_xm_lanes_sincos_avx512;
     if ((isa & CCGYM_ISA_AVX2) && (isa & CCGYM_ISA_FMA))
         return ccgym_xm_lanes_sincos_avx2;
+#elif defined(CCGYM_XM_NEON_LANES)
+    return ccgym_xm_lanes_sincos_neon;
 #endif
     return NULL;
 }
@@ -530,6 +543,28 @@ static int xm_break_ties(ccgym_xm_consts *sets, int n, int v, int taylor)
 
 #define XM_MAXSETS 64
 
+/* The pure polynomial's sets (s1 ref 0, s2 ref 1, s3 ref 4, s4 ref 5, s5 ref
+ * 6) of candidates that match libm for variant v, into sets; their number. */
+static int xm_pick_poly(const xm_scan *sc, ccgym_xm_consts *K, int v, ccgym_xm_consts *sets)
+{
+    int hits = 0;
+    for (int a = 0; a < sc->ncand[0]; a++)
+        for (int b = 0; b < sc->ncand[1]; b++)
+            for (int c = 0; c < sc->ncand[4]; c++)
+                for (int d = 0; d < sc->ncand[5]; d++)
+                    for (int e = 0; e < sc->ncand[6]; e++) {
+                        K->s1 = sc->cand[0][a];
+                        K->s2 = sc->cand[1][b];
+                        K->s3 = sc->cand[4][c];
+                        K->s4 = sc->cand[5][d];
+                        K->s5 = sc->cand[6][e];
+                        if (xm_match_taylor(K, v, XM_QUICK) && xm_match_taylor(K, v, XM_LONG / 4) &&
+                            hits < XM_MAXSETS)
+                            sets[hits++] = *K;
+                    }
+    return hits;
+}
+
 /* Pick, for variant v, the one combination of candidates that matches libm.
  * Returns 1 and fills K if exactly one does. */
 static int xm_pick(const xm_scan *sc, ccgym_xm_consts *K, int v)
@@ -555,22 +590,18 @@ static int xm_pick(const xm_scan *sc, ccgym_xm_consts *K, int v)
     if (hits != 1)
         return 0;
     *K = sets[0];
-    hits = 0;
-    /* pure polynomial: s1 (ref 0), s2 (1), s3 (4), s4 (5), s5 (6) */
-    for (int a = 0; a < sc->ncand[0]; a++)
-        for (int b = 0; b < sc->ncand[1]; b++)
-            for (int c = 0; c < sc->ncand[4]; c++)
-                for (int d = 0; d < sc->ncand[5]; d++)
-                    for (int e = 0; e < sc->ncand[6]; e++) {
-                        K->s1 = sc->cand[0][a];
-                        K->s2 = sc->cand[1][b];
-                        K->s3 = sc->cand[4][c];
-                        K->s4 = sc->cand[5][d];
-                        K->s5 = sc->cand[6][e];
-                        if (xm_match_taylor(K, v, XM_QUICK) && xm_match_taylor(K, v, XM_LONG / 4) &&
-                            hits < XM_MAXSETS)
-                            sets[hits++] = *K;
-                    }
+    hits = xm_pick_poly(sc, K, v, sets);
+    if (hits == 0) {
+        /* A coefficient may be no double in libm's memory at all: aarch64's
+         * glibc builds s1 = -1/6 (0xbfc5555555555555) from move-immediate
+         * instructions. Then the rounded Taylor values (generated from
+         * mathematics) join the candidates. Only here, where nothing in memory
+         * matched: on the table path they would tie with the fitted values. */
+        xm_scan with_refs = *sc;
+        for (int r = 0; r < XM_NREF; r++)
+            xm_add_cand(&with_refs, r, xm_refs[r]);
+        hits = xm_pick_poly(&with_refs, K, v, sets);
+    }
     XM_DEBUG("variant %d: polynomial coefficient sets matching libm: %d\n", v, hits);
     if (hits > 1)
         hits = xm_break_ties(sets, hits, v, 1);
@@ -588,14 +619,18 @@ static int xm_pick(const xm_scan *sc, ccgym_xm_consts *K, int v)
  * =avx2: at most AVX2), taken only if they equal libm on every probe too. */
 static void xm_pick_lanes(void)
 {
-#if defined(CCGYM_XM_X86_LANES) && defined(CCGYM_X86_DETECT)
+#if (defined(CCGYM_XM_X86_LANES) && defined(CCGYM_X86_DETECT)) || defined(CCGYM_XM_NEON_LANES)
     const char *e = getenv("CCGYM_EXACT_MATH");
-    unsigned isa = ccgym_cpu_isa();
     xm_lanes_fn cand[2];
     const char *names[2];
     int nc = 0;
     if (e && strcmp(e, "scalar") == 0)
         return;
+#if defined(CCGYM_XM_NEON_LANES)
+    cand[nc] = ccgym_xm_lanes_sincos_neon;
+    names[nc++] = "neon";
+#else
+    unsigned isa = ccgym_cpu_isa();
     if ((isa & CCGYM_ISA_AVX512) && (isa & CCGYM_ISA_FMA) && !(e && strcmp(e, "avx2") == 0))
     {
         cand[nc] = ccgym_xm_lanes_sincos_avx512;
@@ -606,6 +641,7 @@ static void xm_pick_lanes(void)
         cand[nc] = ccgym_xm_lanes_sincos_avx2;
         names[nc++] = "avx2";
     }
+#endif
     /* the probes of the self-check that accepted (collected by xm_decide) */
     double *probes = xm_probe_buf;
     double *sv = (double *)malloc((size_t)xm_probe_cap * 2 * sizeof(double));

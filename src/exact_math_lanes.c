@@ -7,7 +7,6 @@
  * do_cos) are evaluated once per lane on the arguments that range gives them,
  * and sin and cos are picked from them. Lanes beyond the Cody-Waite range
  * (|x| >= 2^26 pi/2, inf, NaN) are computed by scalar libm. */
-#include <immintrin.h>
 #include <math.h>
 #include <string.h>
 
@@ -15,20 +14,65 @@
 #include "ccgym/exactmath_consts.h"
 
 #if !defined(CCGYM_XM_LANES)
-#error "build with CCGYM_XM_LANES=avx2 or avx512"
+#error "build with CCGYM_XM_LANES=avx2, avx512 or neon"
 #endif
 #define XM_CAT2(a, b) a##_##b
 #define XM_CAT(a, b) XM_CAT2(a, b)
 #define XM_NAME(n) XM_CAT(n, CCGYM_XM_LANES)
 #define avx2 2
 #define avx512 3
+#define neon 4
 #if CCGYM_XM_LANES == avx512
 #define XM_AVX512 1
+#elif CCGYM_XM_LANES == neon
+#define XM_NEON 1
 #endif
 #undef avx2
 #undef avx512
+#undef neon
 
-#if defined(XM_AVX512)
+#if defined(XM_NEON)
+#include <arm_neon.h>
+#else
+#include <immintrin.h>
+#endif
+
+#if defined(XM_NEON)
+/* AArch64 Advanced SIMD: two doubles; masks are all-ones/zero 64-bit lanes;
+ * no gather (two scalar loads). */
+#define W 2
+typedef float64x2_t V;
+typedef int64x2_t VI;
+typedef uint64x2_t M;
+#define SET1 vdupq_n_f64
+#define LOADU vld1q_f64
+#define STOREU vst1q_f64
+#define ADD vaddq_f64
+#define SUB vsubq_f64
+#define MUL vmulq_f64
+#define FMA(a, b, c) vfmaq_f64(c, a, b)
+#define XM_U(a) vreinterpretq_u64_f64(a)
+#define XM_D(a) vreinterpretq_f64_u64(a)
+#define AND(a, b) XM_D(vandq_u64(XM_U(a), XM_U(b)))
+#define OR(a, b) XM_D(vorrq_u64(XM_U(a), XM_U(b)))
+#define XOR(a, b) XM_D(veorq_u64(XM_U(a), XM_U(b)))
+#define ANDN(a, b) XM_D(vbicq_u64(XM_U(b), XM_U(a))) /* ~a & b */
+#define LT(a, b) vcltq_f64(a, b)
+#define LE(a, b) vcleq_f64(a, b)
+#define SEL(m, a, b) vbslq_f64(m, a, b)
+#define MAND(a, b) vandq_u64(a, b)
+#define MNOT(a) veorq_u64(a, vdupq_n_u64(~UINT64_C(0)))
+#define MBITS(m) ((unsigned)(vgetq_lane_u64(m, 0) & 1u) | (unsigned)(vgetq_lane_u64(m, 1) & 1u) << 1)
+#define ITOD vreinterpretq_f64_s64
+#define DTOI vreinterpretq_s64_f64
+#define ISET1(v) vdupq_n_s64((int64_t)(v))
+#define IAND vandq_s64
+#define ISHL vshlq_n_s64
+#define IADD vaddq_s64
+#define ITEST(a, b) vtstq_s64(a, b)
+#define GATHER(base, idx) \
+    vcombine_f64(vld1_f64((base) + vgetq_lane_s64(idx, 0)), vld1_f64((base) + vgetq_lane_s64(idx, 1)))
+#elif defined(XM_AVX512)
 #define W 8
 typedef __m512d V;
 typedef __m512i VI;
