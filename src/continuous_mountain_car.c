@@ -10,7 +10,7 @@ static const ccgym_field ccgym_continuous_mountain_car_state_fields[] = {
     CCGYM_FIELD(ccgym_continuous_mountain_car_state, position, CCGYM_FIELD_F64, 1, 0, 0),
     CCGYM_FIELD(ccgym_continuous_mountain_car_state, velocity, CCGYM_FIELD_F64, 1, 0, 0),
     /* given position and velocity alone: float32 values, as after a step */
-    CCGYM_FIELD(ccgym_continuous_mountain_car_state, state_f32, CCGYM_FIELD_I64, 1, 0, 1),
+    CCGYM_TAG_FIELD(ccgym_continuous_mountain_car_state, state_f32, 1, 0, 1),
 };
 
 #define PHYS (CCGYM_PARAM_INPUT | CCGYM_PARAM_PHYSICS)

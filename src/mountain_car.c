@@ -10,9 +10,9 @@ static const ccgym_field ccgym_mountain_car_state_fields[] = {
     CCGYM_FIELD(ccgym_mountain_car_state, position, CCGYM_FIELD_F64, 1, 0, 0),
     CCGYM_FIELD(ccgym_mountain_car_state, velocity, CCGYM_FIELD_F64, 1, 0, 0),
     /* given position and velocity alone: numpy float64s, as after a step */
-    CCGYM_FIELD(ccgym_mountain_car_state, typed, CCGYM_FIELD_I64, 1, 0, 0),
-    CCGYM_FIELD(ccgym_mountain_car_state, position_t, CCGYM_FIELD_I64, 1, 0, CCGYM_T_F64),
-    CCGYM_FIELD(ccgym_mountain_car_state, velocity_t, CCGYM_FIELD_I64, 1, 0, CCGYM_T_F64),
+    CCGYM_TAG_FIELD(ccgym_mountain_car_state, typed, 0, 0, 1),
+    CCGYM_TAG_FIELD(ccgym_mountain_car_state, position_t, CCGYM_T_F64, CCGYM_T_PY, CCGYM_T_F64),
+    CCGYM_TAG_FIELD(ccgym_mountain_car_state, velocity_t, CCGYM_T_F64, CCGYM_T_PY, CCGYM_MC_T_INT),
 };
 
 #define PHYS (CCGYM_PARAM_INPUT | CCGYM_PARAM_PHYSICS)

@@ -13,7 +13,7 @@ static const ccgym_field ccgym_pendulum_state_fields[] = {
     CCGYM_FIELD(ccgym_pendulum_state, thdot, CCGYM_FIELD_F64, 1, 0, 0),
     CCGYM_FIELD(ccgym_pendulum_state, last_u, CCGYM_FIELD_F64, 1, 0, 0),
     /* given th, thdot and last_u alone: None (no action since reset) */
-    CCGYM_FIELD(ccgym_pendulum_state, last_u_t, CCGYM_FIELD_I64, 1, 0, 0),
+    CCGYM_TAG_FIELD(ccgym_pendulum_state, last_u_t, 0, CCGYM_T_PY, CCGYM_T_F64),
 };
 
 #define PHYS (CCGYM_PARAM_INPUT | CCGYM_PARAM_PHYSICS)

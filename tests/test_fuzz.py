@@ -505,7 +505,8 @@ def test_garbage_snapshots_never_crash_subprocess():
                     # was); with valid tags the garbage physics are taken.
                     assert "not a type tag" in str(e), e
                     fields = snap["state_buffer"].view(single._state_dtype)[0]
-                    for name, allowed in type(single)._state_tags.items():
+                    tags = ccgym._core.env_info(single.kind).state_tags
+                    for name, allowed in tags.items():
                         fields[name] = allowed[int(rng.integers(len(allowed)))]
                     single.set_state(snap)
                 a = np.array([0.5], np.float32) if ccgym._core.env_info(ccgym._frontend.env_class(env_id).kind).action_dim > 0 else 1

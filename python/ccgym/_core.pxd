@@ -26,6 +26,7 @@ cdef extern from "ccgym/env.h" nogil:
         CCGYM_PARAM_DERIVED
         CCGYM_PARAM_KEPT
         CCGYM_PARAM_NUMPY_FMA
+        CCGYM_STATE_TAG
         CCGYM_ATTR_NUMPY
         CCGYM_ATTR_NARROW
         CCGYM_ATTR_TYPED

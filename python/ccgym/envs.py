@@ -454,15 +454,16 @@ class _CoreEnv(gym.Env):
     def set_state(self, state: dict[str, Any]) -> None:
         """Restores a snapshot from :meth:`get_state` of the same env class."""
         check_snapshot(state)
-        self._check_state_tags(state)
-        self.__dict__.pop("_state_none", None)
         buffered = state.get("np_random_uint32", (0, 0))
         if not (isinstance(buffered, (tuple, list)) and len(buffered) == 2
                 and buffered[0] in (0, 1) and isinstance(buffered[1], (int, np.integer))
                 and 0 <= buffered[1] < 2 ** 32):
             raise ValueError(
                 f"state['np_random_uint32'] must be (0 or 1, a uint32), got {buffered!r}")
+        # The core checks the whole snapshot (its type tags too: the def's
+        # CCGYM_STATE_TAG fields) before it writes anything.
         self._core.set_state(state)
+        self.__dict__.pop("_state_none", None)
         self._np_random_seed = state.get("np_random_seed", -1)
         # The snapshot's stream is the env's now (not an assigned Generator's).
         self._forget_user_rng()
@@ -471,26 +472,6 @@ class _CoreEnv(gym.Env):
         bitgen = self._np_random.bit_generator
         bitgen.state = {**bitgen.state, "has_uint32": int(buffered[0]),
                         "uinteger": int(buffered[1])}
-
-    # The type tags of the env's C state (field -> the values it may hold):
-    # set_state refuses a snapshot whose state carries another.
-    _state_tags: ClassVar[dict[str, tuple[int, ...]]] = {}
-
-    def _check_state_tags(self, state: dict[str, Any]) -> None:
-        """ValueError, before anything is written, for a snapshot whose state
-        holds a type tag no step makes (a later ``state`` read could not
-        give it a type). A malformed buffer is left to the core's checks."""
-        buf = state.get("state_buffer")
-        if not (self._state_tags and isinstance(buf, np.ndarray) and buf.dtype == np.uint8
-                and buf.ndim == 1 and buf.size == self._state_dtype.itemsize):
-            return
-        fields = buf.view(self._state_dtype)[0]
-        for name, allowed in self._state_tags.items():
-            if int(fields[name]) not in allowed:
-                raise ValueError(
-                    f"state['state_buffer']: {self.kind} state field {name!r} holds "
-                    f"{int(fields[name])}, not a type tag ({', '.join(map(str, allowed))}); "
-                    "pass a snapshot from get_state()")
 
     def _constructor_kwargs(self) -> dict[str, Any]:
         raise NotImplementedError
@@ -861,8 +842,6 @@ class MountainCarEnv(_DiscreteEnv):
     """
 
     kind = "MountainCar"
-    _state_tags = {"typed": (0, 1), "position_t": (0, 1, 2, 3),
-                   "velocity_t": (0, 1, 2, 3, 4)}
     _negated = ("max_speed",)
     _rebind_after_step = True
 
@@ -969,7 +948,6 @@ class Continuous_MountainCarEnv(_ContinuousEnv):  # noqa: N801 (Gymnasium's name
     """
 
     kind = "MountainCarContinuous"
-    _state_tags = {"state_f32": (0, 1)}
     _negated = ("max_speed",)
 
     @staticmethod
@@ -1074,7 +1052,6 @@ class PendulumEnv(_ContinuousEnv):
     """
 
     kind = "Pendulum"
-    _state_tags = {"last_u_t": (0, 1, 2, 3)}
     _negated = ("max_torque", "max_speed")
     _render_icon = True
 
