@@ -92,7 +92,11 @@ enum ccgym_attr_class {
     CCGYM_ATTR_KEYWORD = 512,
     /* Its values must be finite and within [lo, hi] (ccgym_field.lo/hi),
      * wherever they come from: constructor, attribute, vector physics. */
-    CCGYM_ATTR_BOUNDED = 1024
+    CCGYM_ATTR_BOUNDED = 1024,
+    /* Gymnasium's step negates it (np.clip(v, -max_speed, max_speed)): an
+     * integer 0 negates to the int 0, where a double -0.0 has a sign, so
+     * integer zeros are refused. */
+    CCGYM_ATTR_NEGATED = 2048
 };
 
 /* How the single env's step treats an action (ccgym_env_def.action_rules). */

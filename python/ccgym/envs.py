@@ -95,11 +95,6 @@ class _CoreEnv(gym.Env):
         """An env's own check of an attribute write (after the shared
         checks of ccgym._attributes): raises to refuse it."""
 
-    # The attributes Gymnasium's step negates (np.clip(v, -max_speed,
-    # max_speed), bound(w, -MAX_VEL_1, MAX_VEL_1)): an integer 0 there
-    # negates to the int 0 (no sign), which C's double -0.0 is not.
-    _negated: ClassVar[tuple[str, ...]] = ()
-
     @staticmethod
     def _gym_step_error(faces: dict[str, Any]) -> Exception | None:
         """The exception Gymnasium's step raises, whatever the state and
@@ -842,7 +837,6 @@ class MountainCarEnv(_DiscreteEnv):
     """
 
     kind = "MountainCar"
-    _negated = ("max_speed",)
     _rebind_after_step = True
 
     def _check_attribute(self, name: str, value: Any) -> None:
@@ -948,7 +942,6 @@ class Continuous_MountainCarEnv(_ContinuousEnv):  # noqa: N801 (Gymnasium's name
     """
 
     kind = "MountainCarContinuous"
-    _negated = ("max_speed",)
 
     @staticmethod
     def _ceiling_state(state: np.ndarray) -> np.ndarray:
@@ -1052,7 +1045,6 @@ class PendulumEnv(_ContinuousEnv):
     """
 
     kind = "Pendulum"
-    _negated = ("max_torque", "max_speed")
     _render_icon = True
 
     @staticmethod
@@ -1291,7 +1283,6 @@ class AcrobotEnv(_DiscreteEnv, metaclass=_AcrobotType):
 
     kind = "Acrobot"
     _state_none_error = AssertionError
-    _negated = ("MAX_VEL_1", "MAX_VEL_2")
     _draws_from_np_random = True
     _renders_none_before_reset = True
 
