@@ -427,9 +427,29 @@ class _CoreEnv(gym.Env):
 
     def get_state(self) -> dict[str, Any]:
         """A snapshot of the env: physics state, RNG stream, last outputs.
-        :meth:`set_state` restores it exactly."""
-        self._sync()
-        return self._snapshot_as_is()
+        :meth:`set_state` restores it exactly. After a step refused an
+        in-place edit of the state array (MountainCarContinuous's obs, a
+        handed-out state), the env is as it was before the edit, and so is
+        its snapshot: the edit is not in it (the next step still refuses it,
+        until the array is fixed or the state assigned)."""
+        return self._snapshot_and_edit()[0]
+
+    def _snapshot_and_edit(self) -> tuple[dict[str, Any], np.ndarray | None]:
+        """(get_state's snapshot, a copy of the state array if it holds an
+        in-place edit ccgym refuses, else None): what copies and pickles take."""
+        try:
+            self._sync()
+        except (TypeError, ValueError):
+            # The state object (a handed-out state, MountainCarContinuous's
+            # obs) was edited in place to a value ccgym refuses: the env is
+            # unchanged (its snapshot is taken as it is), the array keeps
+            # the edit. Gymnasium's env copies it as it is, and its copy's
+            # step raises too: a copy gets the same edit of its state.
+            obj = self._current_state_object()
+            if not isinstance(obj, np.ndarray):
+                raise
+            return self._snapshot_as_is(), obj.copy()
+        return self._snapshot_as_is(), None
 
     def _snapshot_as_is(self) -> dict[str, Any]:
         """get_state() without writing back in-place edits first."""
@@ -473,19 +493,7 @@ class _CoreEnv(gym.Env):
 
     # Pickling and deepcopy rebuild the env and restore its state bit for bit.
     def __getstate__(self) -> dict[str, Any]:
-        edited = None
-        try:
-            state = self.get_state()
-        except (TypeError, ValueError):
-            # The state object (a handed-out state, MountainCarContinuous's
-            # obs) was edited in place to a value ccgym refuses: Gymnasium's
-            # env copies it as it is, and its copy's step raises too. So the
-            # copy gets the unchanged env and the same edit of its state.
-            obj = self._current_state_object()
-            if not isinstance(obj, np.ndarray):
-                raise
-            edited = obj.copy()
-            state = self._snapshot_as_is()
+        state, edited = self._snapshot_and_edit()
         return {
             "kwargs": {"render_mode": self.render_mode, **self._constructor_kwargs()},
             "state": state,
