@@ -6,7 +6,7 @@ keyword and ``set_physics`` (a scalar, and an int array of it), SB3's
 ``env_kwargs`` -- goes through the same check
 (``ccgym._attributes.check_value``). Generic over the registry and each
 env's C def (``_core.env_info(kind).attributes``, ``physics_fields``,
-``keywords``): for each attribute and each value, the other paths refuse
+``keywords``; SB3's when stable-baselines3 is installed): for each attribute and each value, the other paths refuse
 what the attribute write refuses; and they take what it takes, but for the
 batched envs' two documented extras (finite values only; numpy scalars
 Gymnasium would compute with in their own type, docs/compatibility.md). A
@@ -25,6 +25,12 @@ import pytest
 
 import ccgym
 from ccgym import _core, _frontend
+
+try:
+    import ccgym.sb3  # noqa: F401  (stable-baselines3 is an optional extra)
+    HAVE_SB3 = True
+except ImportError:
+    HAVE_SB3 = False
 
 # One id per kind (CartPole-v0 and -v1 share a def).
 IDS = list({_frontend.env_class(i).kind: i for i in ccgym.ENV_IDS}.values())
@@ -103,6 +109,11 @@ def test_every_path_refuses_what_the_attribute_write_refuses(env_id, attr, label
     if keyword is not None:
         by_kw = _outcome(lambda: gym.make(f"ccgym/{env_id}", **{keyword: value}))
         assert (by_kw is not None) == refused, (by_attr, by_kw)
+        if HAVE_SB3:  # SB3's env_kwargs: the single env's keywords, batched
+            by_sb3 = _outcome(lambda: ccgym.sb3.make_vec_env(
+                env_id, 2, env_kwargs={keyword: value}))
+            assert (by_sb3 is not None) == refused or (
+                by_sb3 is not None and _batched_extra(value, by_sb3)), (by_attr, by_sb3)
         if field not in info.physics_fields:  # else the vector keyword is physics, below
             by_vec_kw = _outcome(lambda: ccgym.make_vec(env_id, 2, **{keyword: value}))
             assert (by_vec_kw is not None) == refused or (
