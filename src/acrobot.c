@@ -25,8 +25,8 @@ static const ccgym_field ccgym_acrobot_param_fields[] = {
     CCGYM_ATTR(ccgym_acrobot_params, link_com_pos_1, CCGYM_FIELD_F64, PHYS, 0.5, "LINK_COM_POS_1", CCGYM_ATTR_INT_PRODUCT),
     CCGYM_ATTR(ccgym_acrobot_params, link_com_pos_2, CCGYM_FIELD_F64, PHYS, 0.5, "LINK_COM_POS_2", CCGYM_ATTR_INT_PRODUCT),
     CCGYM_ATTR(ccgym_acrobot_params, link_moi, CCGYM_FIELD_F64, PHYS, 1.0, "LINK_MOI", CCGYM_ATTR_INT_PRODUCT),
-    CCGYM_ATTR(ccgym_acrobot_params, max_vel_1, CCGYM_FIELD_F64, PHYS, 4 * M_PI, "MAX_VEL_1", CCGYM_ATTR_NUMPY | CCGYM_ATTR_NARROW),
-    CCGYM_ATTR(ccgym_acrobot_params, max_vel_2, CCGYM_FIELD_F64, PHYS, 9 * M_PI, "MAX_VEL_2", CCGYM_ATTR_NUMPY | CCGYM_ATTR_NARROW),
+    CCGYM_ATTR(ccgym_acrobot_params, max_vel_1, CCGYM_FIELD_F64, PHYS, 4 * M_PI, "MAX_VEL_1", CCGYM_ATTR_NUMPY | CCGYM_ATTR_NARROW | CCGYM_ATTR_NEGATED),
+    CCGYM_ATTR(ccgym_acrobot_params, max_vel_2, CCGYM_FIELD_F64, PHYS, 9 * M_PI, "MAX_VEL_2", CCGYM_ATTR_NUMPY | CCGYM_ATTR_NARROW | CCGYM_ATTR_NEGATED),
     /* numpy's uniform(-t, t) overflows past half the largest double (t - -t) */
     CCGYM_BOUNDED_ATTR(ccgym_acrobot_params, torque_noise_max, CCGYM_FIELD_F64, PHYS, 0.0,
                        "torque_noise_max", CCGYM_ATTR_NUMPY | CCGYM_ATTR_NARROW | CCGYM_ATTR_KEYWORD,

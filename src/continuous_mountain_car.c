@@ -10,7 +10,7 @@ static const ccgym_field ccgym_continuous_mountain_car_state_fields[] = {
     CCGYM_FIELD(ccgym_continuous_mountain_car_state, position, CCGYM_FIELD_F64, 1, 0, 0),
     CCGYM_FIELD(ccgym_continuous_mountain_car_state, velocity, CCGYM_FIELD_F64, 1, 0, 0),
     /* given position and velocity alone: float32 values, as after a step */
-    CCGYM_FIELD(ccgym_continuous_mountain_car_state, state_f32, CCGYM_FIELD_I64, 1, 0, 1),
+    CCGYM_TAG_FIELD(ccgym_continuous_mountain_car_state, state_f32, 1, 0, 1),
 };
 
 #define PHYS (CCGYM_PARAM_INPUT | CCGYM_PARAM_PHYSICS)
@@ -20,7 +20,7 @@ static const ccgym_field ccgym_continuous_mountain_car_state_fields[] = {
 static const ccgym_field ccgym_continuous_mountain_car_param_fields[] = {
     CCGYM_ATTR(ccgym_continuous_mountain_car_params, min_position, CCGYM_FIELD_F64, DERIVED, 0, "min_position", CCGYM_ATTR_TYPED),
     CCGYM_ATTR(ccgym_continuous_mountain_car_params, max_position, CCGYM_FIELD_F64, DERIVED, 0, "max_position", CCGYM_ATTR_TYPED),
-    CCGYM_ATTR(ccgym_continuous_mountain_car_params, max_speed, CCGYM_FIELD_F64, DERIVED, 0, "max_speed", CCGYM_ATTR_TYPED),
+    CCGYM_ATTR(ccgym_continuous_mountain_car_params, max_speed, CCGYM_FIELD_F64, DERIVED, 0, "max_speed", CCGYM_ATTR_TYPED | CCGYM_ATTR_NEGATED),
     CCGYM_ATTR(ccgym_continuous_mountain_car_params, goal_position, CCGYM_FIELD_F64, DERIVED, 0, "goal_position", CCGYM_ATTR_TYPED),
     CCGYM_ATTR(ccgym_continuous_mountain_car_params, goal_velocity, CCGYM_FIELD_F64, CCGYM_PARAM_INPUT, 0, "goal_velocity", CCGYM_ATTR_TYPED | CCGYM_ATTR_INT_DEFAULT | CCGYM_ATTR_KEYWORD),
     CCGYM_ATTR(ccgym_continuous_mountain_car_params, power, CCGYM_FIELD_F64, PHYS, 0.0015, "power", CCGYM_ATTR_TYPED | CCGYM_ATTR_ACTION_OPERAND),

@@ -10,9 +10,9 @@ static const ccgym_field ccgym_mountain_car_state_fields[] = {
     CCGYM_FIELD(ccgym_mountain_car_state, position, CCGYM_FIELD_F64, 1, 0, 0),
     CCGYM_FIELD(ccgym_mountain_car_state, velocity, CCGYM_FIELD_F64, 1, 0, 0),
     /* given position and velocity alone: numpy float64s, as after a step */
-    CCGYM_FIELD(ccgym_mountain_car_state, typed, CCGYM_FIELD_I64, 1, 0, 0),
-    CCGYM_FIELD(ccgym_mountain_car_state, position_t, CCGYM_FIELD_I64, 1, 0, CCGYM_T_F64),
-    CCGYM_FIELD(ccgym_mountain_car_state, velocity_t, CCGYM_FIELD_I64, 1, 0, CCGYM_T_F64),
+    CCGYM_TAG_FIELD(ccgym_mountain_car_state, typed, 0, 0, 1),
+    CCGYM_TAG_FIELD(ccgym_mountain_car_state, position_t, CCGYM_T_F64, CCGYM_T_PY, CCGYM_T_F64),
+    CCGYM_TAG_FIELD(ccgym_mountain_car_state, velocity_t, CCGYM_T_F64, CCGYM_T_PY, CCGYM_MC_T_INT),
 };
 
 #define PHYS (CCGYM_PARAM_INPUT | CCGYM_PARAM_PHYSICS)
@@ -22,7 +22,7 @@ static const ccgym_field ccgym_mountain_car_state_fields[] = {
 static const ccgym_field ccgym_mountain_car_param_fields[] = {
     CCGYM_ATTR(ccgym_mountain_car_params, min_position, CCGYM_FIELD_F64, DERIVED, 0, "min_position", CCGYM_ATTR_NUMPY | CCGYM_ATTR_NARROW | CCGYM_ATTR_TYPED | CCGYM_ATTR_REBINDS),
     CCGYM_ATTR(ccgym_mountain_car_params, max_position, CCGYM_FIELD_F64, DERIVED, 0, "max_position", CCGYM_ATTR_NUMPY | CCGYM_ATTR_NARROW | CCGYM_ATTR_TYPED | CCGYM_ATTR_REBINDS),
-    CCGYM_ATTR(ccgym_mountain_car_params, max_speed, CCGYM_FIELD_F64, DERIVED, 0, "max_speed", CCGYM_ATTR_NUMPY | CCGYM_ATTR_TYPED | CCGYM_ATTR_REBINDS),
+    CCGYM_ATTR(ccgym_mountain_car_params, max_speed, CCGYM_FIELD_F64, DERIVED, 0, "max_speed", CCGYM_ATTR_NUMPY | CCGYM_ATTR_TYPED | CCGYM_ATTR_REBINDS | CCGYM_ATTR_NEGATED),
     CCGYM_ATTR(ccgym_mountain_car_params, goal_position, CCGYM_FIELD_F64, DERIVED, 0, "goal_position", CCGYM_ATTR_NUMPY | CCGYM_ATTR_NARROW | CCGYM_ATTR_TYPED | CCGYM_ATTR_REBINDS),
     CCGYM_ATTR(ccgym_mountain_car_params, goal_velocity, CCGYM_FIELD_F64, CCGYM_PARAM_INPUT, 0, "goal_velocity", CCGYM_ATTR_NUMPY | CCGYM_ATTR_NARROW | CCGYM_ATTR_TYPED | CCGYM_ATTR_REBINDS | CCGYM_ATTR_INT_DEFAULT | CCGYM_ATTR_KEYWORD),
     CCGYM_ATTR(ccgym_mountain_car_params, force, CCGYM_FIELD_F64, PHYS, 0.001, "force", CCGYM_ATTR_NUMPY | CCGYM_ATTR_TYPED | CCGYM_ATTR_REBINDS | CCGYM_ATTR_PY_INT_TAG),

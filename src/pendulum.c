@@ -13,15 +13,15 @@ static const ccgym_field ccgym_pendulum_state_fields[] = {
     CCGYM_FIELD(ccgym_pendulum_state, thdot, CCGYM_FIELD_F64, 1, 0, 0),
     CCGYM_FIELD(ccgym_pendulum_state, last_u, CCGYM_FIELD_F64, 1, 0, 0),
     /* given th, thdot and last_u alone: None (no action since reset) */
-    CCGYM_FIELD(ccgym_pendulum_state, last_u_t, CCGYM_FIELD_I64, 1, 0, 0),
+    CCGYM_TAG_FIELD(ccgym_pendulum_state, last_u_t, 0, CCGYM_T_PY, CCGYM_T_F64),
 };
 
 #define PHYS (CCGYM_PARAM_INPUT | CCGYM_PARAM_PHYSICS)
 #define FLAG (CCGYM_PARAM_INPUT | CCGYM_PARAM_BOOL)
 #define DERIVED CCGYM_PARAM_DERIVED
 static const ccgym_field ccgym_pendulum_param_fields[] = {
-    CCGYM_ATTR(ccgym_pendulum_params, max_speed, CCGYM_FIELD_F64, PHYS, 8.0, "max_speed", CCGYM_ATTR_NUMPY | CCGYM_ATTR_NARROW | CCGYM_ATTR_INT_DEFAULT | CCGYM_ATTR_REBINDS),
-    CCGYM_ATTR(ccgym_pendulum_params, max_torque, CCGYM_FIELD_F64, PHYS, 2.0, "max_torque", CCGYM_ATTR_TYPED | CCGYM_ATTR_ACTION_OPERAND | CCGYM_ATTR_REBINDS),
+    CCGYM_ATTR(ccgym_pendulum_params, max_speed, CCGYM_FIELD_F64, PHYS, 8.0, "max_speed", CCGYM_ATTR_NUMPY | CCGYM_ATTR_NARROW | CCGYM_ATTR_INT_DEFAULT | CCGYM_ATTR_REBINDS | CCGYM_ATTR_NEGATED),
+    CCGYM_ATTR(ccgym_pendulum_params, max_torque, CCGYM_FIELD_F64, PHYS, 2.0, "max_torque", CCGYM_ATTR_TYPED | CCGYM_ATTR_ACTION_OPERAND | CCGYM_ATTR_REBINDS | CCGYM_ATTR_NEGATED),
     CCGYM_ATTR(ccgym_pendulum_params, dt, CCGYM_FIELD_F64, PHYS, 0.05, "dt", CCGYM_ATTR_NUMPY | CCGYM_ATTR_NARROW | CCGYM_ATTR_REBINDS),
     CCGYM_ATTR(ccgym_pendulum_params, g, CCGYM_FIELD_F64, PHYS, 10.0, "g", CCGYM_ATTR_NUMPY | CCGYM_ATTR_TYPED | CCGYM_ATTR_INT_PRODUCT | CCGYM_ATTR_REBINDS | CCGYM_ATTR_KEYWORD),
     CCGYM_ATTR(ccgym_pendulum_params, m, CCGYM_FIELD_F64, PHYS, 1.0, "m", CCGYM_ATTR_TYPED | CCGYM_ATTR_INT_PRODUCT | CCGYM_ATTR_NO_INT32 | CCGYM_ATTR_REBINDS),

@@ -159,11 +159,20 @@ def test_a_refused_edit_raises_at_the_step_and_leaves_the_env_unchanged():
         ours.step(a)
     assert np.array_equal(ours.unwrapped._core.state_buffer, buf)
     assert ours.unwrapped.state is o
-    with pytest.raises(ValueError, match="changed in place"):
-        ours.unwrapped.get_state()
+    # get_state works, as deepcopy and pickle do (issue 24): the snapshot is
+    # of the unchanged env, without the refused edit, and taking it changes
+    # nothing (the obs keeps the edit, the next step still refuses it).
+    snap = ours.unwrapped.get_state()
+    assert np.array_equal(snap["state_buffer"], buf)
+    assert ours.unwrapped.state is o and o[0] == np.float32(2e38)
+    with pytest.raises(ValueError, match="changed in place.*env is unchanged"):
+        ours.step(a)
     r[0] = o[0] = -0.6
     for t, a in enumerate(float32_actions(50, 5)):
         check_step(ref, ours, a, f"step {t}")
+    # The snapshot restores the env as it was at the refused edit.
+    ours.unwrapped.set_state(snap)
+    assert np.array_equal(ours.unwrapped._core.state_buffer, buf)
 
 
 @pytest.mark.parametrize("how", ["deepcopy", "pickle"])

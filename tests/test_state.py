@@ -543,9 +543,10 @@ def test_set_state_on_closed_env_restores():
 
 
 def _tag_fields(env_id: str) -> dict[str, tuple[int, ...]]:
-    from ccgym import _frontend
+    from ccgym import _core, _frontend
 
-    return _frontend.env_class(env_id)._state_tags
+    # The def's CCGYM_STATE_TAG fields (src/<env>.c), not a Python copy.
+    return _core.env_info(_frontend.env_class(env_id).kind).state_tags
 
 
 @pytest.mark.parametrize("env_id", [i for i in ENV_IDS if _tag_fields(i)])
@@ -561,7 +562,7 @@ def test_set_state_refuses_impossible_type_tags_whole(env_id):
         env.step(a if env_id in CONTINUOUS_IDS else int(a))
     twin = copy.deepcopy(env)
     good = env.get_state()
-    for name, allowed in type(env)._state_tags.items():
+    for name, allowed in _tag_fields(env_id).items():
         for bad in (max(allowed) + 1, -1, 2 ** 40):
             snap = dict(good)
             buf = np.array(good["state_buffer"])
@@ -575,3 +576,37 @@ def test_set_state_refuses_impossible_type_tags_whole(env_id):
         a = a if env_id in CONTINUOUS_IDS else int(a)
         got, want = env.step(a), twin.step(a)
         assert got[0].tobytes() == want[0].tobytes() and got[1:4] == want[1:4]
+
+
+@pytest.mark.parametrize("env_id", [i for i in ENV_IDS if _tag_fields(i)])
+def test_vector_set_state_refuses_impossible_type_tags_whole(env_id):
+    """The vector env's set_state goes through the same whole-snapshot check
+    as the single env's (the core's, over the def's CCGYM_STATE_TAG
+    fields): a snapshot with an impossible tag in any instance is refused
+    with a ValueError naming the field and the instance, and the env is left
+    exactly as it was (same snapshot, and it steps as a twin)."""
+    env, twin = make_vec(env_id, 5), make_vec(env_id, 5)
+    env.reset(seed=7)
+    twin.reset(seed=7)
+    rng = np.random.default_rng(2)
+    for a in [random_actions(env_id, 5, rng) for _ in range(4)]:
+        env.step(a)
+        twin.step(a)
+    good = env.get_state()
+    for name, allowed in _tag_fields(env_id).items():
+        for inst in (0, 3):
+            for bad in (max(allowed) + 1, -1, 2 ** 40):
+                snap = dict(good)
+                buf = np.array(good["state_buffer"])
+                buf.view(_core_state_dtype(env_id))[inst][name] = bad
+                snap["state_buffer"] = buf
+                with pytest.raises(ValueError, match=rf"instance {inst}'s .*{name}"):
+                    env.set_state(snap)
+                assert_same_state(env.get_state(), good)
+    actions = [random_actions(env_id, 5, rng) for _ in range(20)]
+    assert_same_outputs(roll(env, actions), roll(twin, actions))
+
+def _core_state_dtype(env_id: str) -> np.dtype:
+    from ccgym import _core, _frontend
+
+    return _core.env_info(_frontend.env_class(env_id).kind).state_dtype

@@ -50,6 +50,14 @@ enum ccgym_param_role {
     CCGYM_PARAM_NUMPY_FMA = 32
 };
 
+/* What a state field is (flags). */
+enum ccgym_state_role {
+    /* An integer field holding a type tag (or another code): a step only
+     * ever leaves a value in [lo, hi] (ccgym_field.lo/hi) there, and a
+     * snapshot with another is refused at set_state. */
+    CCGYM_STATE_TAG = 1
+};
+
 /* How a params field that is a Gymnasium attribute (its `attr` name) takes
  * numpy values (flags; 0: Python numbers only). Each names a fact of
  * Gymnasium's arithmetic with the attribute (python/ccgym/_attributes.py). */
@@ -84,7 +92,11 @@ enum ccgym_attr_class {
     CCGYM_ATTR_KEYWORD = 512,
     /* Its values must be finite and within [lo, hi] (ccgym_field.lo/hi),
      * wherever they come from: constructor, attribute, vector physics. */
-    CCGYM_ATTR_BOUNDED = 1024
+    CCGYM_ATTR_BOUNDED = 1024,
+    /* Gymnasium's step negates it (np.clip(v, -max_speed, max_speed)): an
+     * integer 0 negates to the int 0, where a double -0.0 has a sign, so
+     * integer zeros are refused. */
+    CCGYM_ATTR_NEGATED = 2048
 };
 
 /* How the single env's step treats an action (ccgym_env_def.action_rules). */
@@ -112,7 +124,7 @@ typedef struct ccgym_field {
     size_t offset;        /* offsetof(struct, member) */
     int type;             /* enum ccgym_field_type */
     int count;            /* 1, or the length of an array member */
-    int flags;            /* params: enum ccgym_param_role; state: 0 */
+    int flags;            /* params: enum ccgym_param_role; state: enum ccgym_state_role */
     double value;         /* params inputs: Gymnasium's default. State fields that are
                            * not float64: the value they take in a state given by its
                            * float64 fields alone (the bench ceiling's layout) */
@@ -122,13 +134,18 @@ typedef struct ccgym_field {
      * field is 1 exactly when the value equals it, as Gymnasium's `==`), or
      * "on|off" (the value must be one of them). NULL: the value's truth. */
     const char *choices;
-    double lo, hi;        /* CCGYM_ATTR_BOUNDED: the values taken */
+    double lo, hi;        /* CCGYM_ATTR_BOUNDED, CCGYM_STATE_TAG: the values taken */
 } ccgym_field;
 
 /* A state field, or a params field that is no Gymnasium attribute. */
 #define CCGYM_FIELD(STRUCT_T, MEMBER, TYPE, COUNT, FLAGS, VALUE)                          \
     {.name = #MEMBER, .offset = offsetof(STRUCT_T, MEMBER), .type = TYPE, .count = COUNT, \
      .flags = FLAGS, .value = VALUE}
+/* An integer state field holding a type tag: a step leaves only values in
+ * [LO, HI] there (CCGYM_STATE_TAG); VALUE as in CCGYM_FIELD. */
+#define CCGYM_TAG_FIELD(STRUCT_T, MEMBER, VALUE, LO, HI)                                       \
+    {.name = #MEMBER, .offset = offsetof(STRUCT_T, MEMBER), .type = CCGYM_FIELD_I64, .count = 1, \
+     .flags = CCGYM_STATE_TAG, .value = VALUE, .lo = LO, .hi = HI}
 /* A params field that Gymnasium's env has as the attribute ATTR (a string),
  * with enum ccgym_attr_class flags ATTR_CLASS. */
 #define CCGYM_ATTR(STRUCT_T, MEMBER, TYPE, FLAGS, VALUE, ATTR, ATTR_CLASS)                    \

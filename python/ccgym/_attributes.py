@@ -72,6 +72,7 @@ from ccgym import _core
 #     of it makes numpy compute a bool or 8/16-bit integer action in float16
 #     or float32, which the env then passes to C as an array of that dtype.
 #   rebinds: a write makes the single env pick its step again.
+#   negated: Gymnasium's step negates it: integer zeros are refused.
 _CLASS = _core.ATTR_CLASSES
 _PY_INT_TAG = 4  # CCGYM_MC_FORCE_INT (include/ccgym/mountain_car.h)
 _MAX_PRODUCT_INT = 2 ** 17
@@ -110,6 +111,30 @@ def check_bounds(kind: str, name: str, value: float) -> float:
         raise ValueError(f"{name} must be finite and in [{bounds[0]:g}, {bounds[1]:.4g}], "
                          f"got {value}")
     return value
+
+
+def check_value(kind: str, name: str, value: Any) -> tuple[float, dict[str, int]]:
+    """The one check of a value for Gymnasium attribute ``name`` of ``kind``,
+    wherever it comes from (an attribute write, a constructor keyword, a
+    vector env's keyword or ``set_physics``, SB3's ``env_kwargs``): (the
+    float C stores, the type tag fields to write with it), or
+    TypeError/ValueError for a value the attribute write refuses. (The
+    batched envs refuse more on top: :func:`ccgym._params.batch_scalar`;
+    the single env adds its own quirks: ``_check_attribute``.)"""
+    if is_switch(kind, name):
+        return float(switch_value(kind, name, value)), {}
+    if (has_class(kind, name, "negated") and isinstance(value, (int, np.integer))
+            and not isinstance(value, (bool, np.bool_)) and value == 0):
+        raise ValueError(
+            f"{name} = {value!r}: Gymnasium's step negates it, and an integer 0 "
+            "negates to 0 where ccgym's -0.0 carries a sign (the clipped value's sign of "
+            "zero would differ); assign 0.0")
+    if has_class(kind, name, "typed"):
+        c_value, tag = typed_number(kind, name, value)
+        tags = {attributes(kind)[name] + "_t": tag}
+    else:
+        c_value, tags = number(kind, name, value), {}
+    return check_bounds(kind, name, c_value), tags
 
 
 def is_switch(kind: str, name: str) -> bool:
@@ -220,7 +245,8 @@ def number(kind: str, name: str, value: Any) -> float:
         return float(value)
     if isinstance(value, np.ndarray):
         raise TypeError(
-            f"{name} must be a scalar, got a numpy array {value!r}: Gymnasium would keep that "
+            f"{name} must be a real number (a scalar), got a numpy array {value!r}: Gymnasium "
+            "would keep that "
             "array and see later in-place changes to it, which ccgym cannot; assign "
             "value[()] (a numpy scalar) or float(value)")
     numpy_ok = has_class(kind, name, "numpy")
@@ -311,23 +337,9 @@ class ParamAttribute:
             return
         kind = env.kind
         field = attributes(kind)[self.name]
-        if (self.name in env._negated and isinstance(value, (int, np.integer))
-                and not isinstance(value, (bool, np.bool_)) and value == 0):
-            raise ValueError(
-                f"{self.name} = {value!r}: Gymnasium's step negates it, and an integer 0 "
-                "negates to 0 where ccgym's -0.0 carries a sign (the clipped value's sign of "
-                "zero would differ); assign 0.0")
-        tag_change: dict[str, int] = {}
-        if is_switch(kind, self.name):
-            c_value = float(switch_value(kind, self.name, value))
-        else:
-            if has_class(kind, self.name, "typed"):
-                c_value, tag = typed_number(kind, self.name, value)
-                tag_change[field + "_t"] = tag
-            else:
-                c_value = number(kind, self.name, value)
+        c_value, tag_change = check_value(kind, self.name, value)
+        if not is_switch(kind, self.name):
             env._check_attribute(self.name, value)  # the env's own quirks, if any
-        check_bounds(kind, self.name, c_value)
         env._write_params({field: c_value, **tag_change})
         env.__dict__.setdefault("_attr_faces", {})[self.name] = value
         if has_class(kind, self.name, "action_operand"):

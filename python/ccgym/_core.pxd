@@ -26,6 +26,7 @@ cdef extern from "ccgym/env.h" nogil:
         CCGYM_PARAM_DERIVED
         CCGYM_PARAM_KEPT
         CCGYM_PARAM_NUMPY_FMA
+        CCGYM_STATE_TAG
         CCGYM_ATTR_NUMPY
         CCGYM_ATTR_NARROW
         CCGYM_ATTR_TYPED
@@ -37,6 +38,7 @@ cdef extern from "ccgym/env.h" nogil:
         CCGYM_ATTR_REBINDS
         CCGYM_ATTR_KEYWORD
         CCGYM_ATTR_BOUNDED
+        CCGYM_ATTR_NEGATED
         CCGYM_RULE_ASSERTS_CONTAINS
         CCGYM_RULE_UNSIGNED_ZERO_WRAPS
         CCGYM_RULE_SQUARE_OVERFLOWS

@@ -41,6 +41,7 @@ class EnvInfo:
     canvas_size: tuple[int, int]
     state_float_fields: tuple[str, ...]
     state_fill: dict[str, float | int]
+    state_tags: dict[str, tuple[int, ...]]
     has_fast: bool
     gym_class: str | None
     attributes: dict[str, str]

@@ -92,7 +92,7 @@ ATTR_CLASSES = {"numpy": CCGYM_ATTR_NUMPY, "narrow": CCGYM_ATTR_NARROW,
                 "no_int32": CCGYM_ATTR_NO_INT32, "action_operand": CCGYM_ATTR_ACTION_OPERAND,
                 "py_int_tag": CCGYM_ATTR_PY_INT_TAG, "int_default": CCGYM_ATTR_INT_DEFAULT,
                 "rebinds": CCGYM_ATTR_REBINDS, "keyword": CCGYM_ATTR_KEYWORD,
-                "bounded": CCGYM_ATTR_BOUNDED}
+                "bounded": CCGYM_ATTR_BOUNDED, "negated": CCGYM_ATTR_NEGATED}
 
 # A continuous env's rule table is the same for every env but for a list of
 # Python floats, which computes as float64 unless the def's action_rules has
@@ -156,8 +156,10 @@ class EnvInfo:
     ``reset(options=...)``), ``reset_symmetric`` ((a, b) are (x_init, y_init):
     uniform in [-a, a] x [-b, b]), ``canvas_size`` ((height, width) of the
     render screen), ``state_float_fields`` (the leading float64 state
-    fields) and ``state_fill`` (the value of each other state field in a
-    state given by those alone).
+    fields), ``state_fill`` (the value of each other state field in a
+    state given by those alone) and ``state_tags`` (each state field that
+    holds a type tag, CCGYM_STATE_TAG -> the values a step leaves there,
+    which set_state takes).
 
     Gymnasium's side of the def: ``gym_class`` (its env class name),
     ``attributes`` (Gymnasium attribute -> params field, in field order),
@@ -175,7 +177,7 @@ class EnvInfo:
                  "params_size", "state_dtype", "params_dtype", "param_fields",
                  "param_defaults", "physics_fields", "bool_fields", "derived_fields",
                  "default_reset", "reset_options", "reset_symmetric", "canvas_size",
-                 "state_float_fields", "state_fill", "has_fast", "gym_class", "attributes",
+                 "state_float_fields", "state_fill", "state_tags", "has_fast", "gym_class", "attributes",
                  "attr_class", "switches", "kept_fields", "numpy_reward", "action_rules",
                  "attr_bounds", "keywords", "numpy_fma_fields")
 
@@ -241,9 +243,11 @@ cdef object _env_info(int index):
     put("reset_options", (d.reset_option_a.decode(), d.reset_option_b.decode()))
     put("reset_symmetric", bool(d.reset_symmetric))
     put("canvas_size", (d.canvas_height, d.canvas_width))
-    floats, fill = [], {}
+    floats, fill, tags = [], {}, {}
     for k in range(d.n_state_fields):
         name = d.state_fields[k].name.decode()
+        if d.state_fields[k].flags & CCGYM_STATE_TAG:
+            tags[name] = tuple(range(int(d.state_fields[k].lo), int(d.state_fields[k].hi) + 1))
         if d.state_fields[k].type == CCGYM_FIELD_F64 and not fill:
             floats.append(name)
         else:
@@ -251,6 +255,7 @@ cdef object _env_info(int index):
             fill[name] = value if d.state_fields[k].type == CCGYM_FIELD_F64 else int(value)
     put("state_float_fields", tuple(floats))
     put("state_fill", fill)
+    put("state_tags", tags)
     put("has_fast", d.fast != d and d.fast.step_range != d.step_range)
     attributes, attr_class, switches, kept, bounds, keywords, fma = {}, {}, {}, [], {}, {}, []
     for k in range(d.n_param_fields):
@@ -380,6 +385,17 @@ cdef int _check_fields(const ccgym_field *fields, int n, size_t size, str what,
         if params:
             _c_str(fields[k].attr, f"field {name!r}'s attr", False)
             _c_str(fields[k].choices, f"field {name!r}'s choices", False)
+        elif fields[k].flags & ~CCGYM_STATE_TAG:
+            raise ValueError(f"malformed env def: state field {name!r} has flags "
+                             f"{fields[k].flags}")
+        elif fields[k].flags & CCGYM_STATE_TAG and not (
+                fields[k].type != CCGYM_FIELD_F64 and fields[k].count == 1
+                and -2.0 ** 31 <= fields[k].lo <= fields[k].hi <= 2.0 ** 31
+                and fields[k].hi - fields[k].lo <= 256
+                and fields[k].lo == <long long>fields[k].lo
+                and fields[k].hi == <long long>fields[k].hi):
+            raise ValueError(f"malformed env def: tag field {name!r} must be one integer "
+                             "with integer bounds lo <= hi (at most 257 values)")
     return 0
 
 
@@ -2025,6 +2041,24 @@ cdef class Batch:
         finally:
             self._depth -= 1
 
+    cdef _check_state_tags(self, cnp.ndarray buf):
+        """ValueError for a snapshot's state buffer (checked uint8 bytes)
+        holding, in an instance's tag field (the def's CCGYM_STATE_TAG
+        fields), a value no step leaves there: a later state read could not
+        give the state a type."""
+        info = env_info(self.kind)
+        if not info.state_tags:
+            return
+        fields = buf.view(info.state_dtype)
+        for name, allowed in info.state_tags.items():
+            bad = ~np.isin(fields[name], allowed)
+            if bad.any():
+                i = int(np.flatnonzero(bad)[0])
+                raise ValueError(
+                    f"state['state_buffer']: instance {i}'s {self.kind} state field {name!r} "
+                    f"holds {int(fields[name][i])}, not a type tag of it "
+                    f"({', '.join(map(str, allowed))}); pass a snapshot from get_state()")
+
     cdef tuple _snapshot_spec(self, str name):
         """(typenum, d0, d1, where C keeps it) of a snapshot entry."""
         n = self.num_envs
@@ -2085,6 +2119,7 @@ cdef class Batch:
         has_reset = snap.get("has_reset", True)
         if not isinstance(has_reset, (bool, np.bool_)):
             raise ValueError(f"state['has_reset'] must be a bool, got {has_reset!r}")
+        self._check_state_tags(checked[0][1])
         # From here on C only: the restore is whole or not at all.
         self._live_obs = None
         cdef int w

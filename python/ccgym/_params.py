@@ -45,8 +45,8 @@ def params(kind: str, **keywords: Any) -> dict[str, Any]:
         field = info.attributes[attr]
         if _attributes.is_switch(kind, attr):
             out[field] = _attributes.switch_value(kind, attr, value)
-        else:
-            out[field] = _attributes.check_bounds(kind, attr, _number(key, value))
+        else:  # the attribute write's check (its tag is the single env's to write)
+            out[field] = _attributes.check_value(kind, attr, value)[0]
     return out
 
 
@@ -79,13 +79,18 @@ PHYSICS = _PerKind(lambda kind: {name: _core.ENV_INFO[kind].param_defaults[name]
 def physics_value(kind: str, name: str, value: Any, num_envs: int) -> float | np.ndarray:
     """A physical parameter of a batched env as a float or a float64 array of
     length num_envs (an array's values are taken as floats, each instance's
-    value; a scalar is checked by :func:`batch_scalar`)."""
+    value). Each value goes through the attribute write's check
+    (:func:`ccgym._attributes.check_value`; an array's as the Python number
+    it holds), a scalar through :func:`batch_scalar` too, and the batched
+    envs take finite values only."""
+    attr = _attribute_of(kind, name)
     if np.ndim(value) == 0:
         number = _number(name, value.item() if isinstance(value, np.ndarray) else value)
         if not math.isfinite(number):
             raise ValueError(f"{name} must be finite, got {number}")
         batch_scalar(kind, name, value)
-        _check_field_bounds(kind, name, np.array([number]))
+        if attr is not None:  # the attribute write's check (which refuses 0-d arrays)
+            _attributes.check_value(kind, attr, value)
         return number
     arr = np.asarray(value)
     if arr.dtype.kind not in "fiu":
@@ -97,7 +102,12 @@ def physics_value(kind: str, name: str, value: Any, num_envs: int) -> float | np
         )
     if not np.all(np.isfinite(arr)):
         raise ValueError(f"{name} must be finite")
-    _check_field_bounds(kind, name, arr)
+    if attr is not None:
+        # Each instance's value through the attribute write's check, as the
+        # Python number it holds (an int array's values as ints).
+        as_int = np.asarray(value).dtype.kind in "iu"
+        for v in np.unique(np.asarray(value)):
+            _attributes.check_value(kind, attr, int(v) if as_int else float(v))
     return arr
 
 

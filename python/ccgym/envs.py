@@ -95,11 +95,6 @@ class _CoreEnv(gym.Env):
         """An env's own check of an attribute write (after the shared
         checks of ccgym._attributes): raises to refuse it."""
 
-    # The attributes Gymnasium's step negates (np.clip(v, -max_speed,
-    # max_speed), bound(w, -MAX_VEL_1, MAX_VEL_1)): an integer 0 there
-    # negates to the int 0 (no sign), which C's double -0.0 is not.
-    _negated: ClassVar[tuple[str, ...]] = ()
-
     @staticmethod
     def _gym_step_error(faces: dict[str, Any]) -> Exception | None:
         """The exception Gymnasium's step raises, whatever the state and
@@ -432,9 +427,29 @@ class _CoreEnv(gym.Env):
 
     def get_state(self) -> dict[str, Any]:
         """A snapshot of the env: physics state, RNG stream, last outputs.
-        :meth:`set_state` restores it exactly."""
-        self._sync()
-        return self._snapshot_as_is()
+        :meth:`set_state` restores it exactly. After a step refused an
+        in-place edit of the state array (MountainCarContinuous's obs, a
+        handed-out state), the env is as it was before the edit, and so is
+        its snapshot: the edit is not in it (the next step still refuses it,
+        until the array is fixed or the state assigned)."""
+        return self._snapshot_and_edit()[0]
+
+    def _snapshot_and_edit(self) -> tuple[dict[str, Any], np.ndarray | None]:
+        """(get_state's snapshot, a copy of the state array if it holds an
+        in-place edit ccgym refuses, else None): what copies and pickles take."""
+        try:
+            self._sync()
+        except (TypeError, ValueError):
+            # The state object (a handed-out state, MountainCarContinuous's
+            # obs) was edited in place to a value ccgym refuses: the env is
+            # unchanged (its snapshot is taken as it is), the array keeps
+            # the edit. Gymnasium's env copies it as it is, and its copy's
+            # step raises too: a copy gets the same edit of its state.
+            obj = self._current_state_object()
+            if not isinstance(obj, np.ndarray):
+                raise
+            return self._snapshot_as_is(), obj.copy()
+        return self._snapshot_as_is(), None
 
     def _snapshot_as_is(self) -> dict[str, Any]:
         """get_state() without writing back in-place edits first."""
@@ -454,15 +469,16 @@ class _CoreEnv(gym.Env):
     def set_state(self, state: dict[str, Any]) -> None:
         """Restores a snapshot from :meth:`get_state` of the same env class."""
         check_snapshot(state)
-        self._check_state_tags(state)
-        self.__dict__.pop("_state_none", None)
         buffered = state.get("np_random_uint32", (0, 0))
         if not (isinstance(buffered, (tuple, list)) and len(buffered) == 2
                 and buffered[0] in (0, 1) and isinstance(buffered[1], (int, np.integer))
                 and 0 <= buffered[1] < 2 ** 32):
             raise ValueError(
                 f"state['np_random_uint32'] must be (0 or 1, a uint32), got {buffered!r}")
+        # The core checks the whole snapshot (its type tags too: the def's
+        # CCGYM_STATE_TAG fields) before it writes anything.
         self._core.set_state(state)
+        self.__dict__.pop("_state_none", None)
         self._np_random_seed = state.get("np_random_seed", -1)
         # The snapshot's stream is the env's now (not an assigned Generator's).
         self._forget_user_rng()
@@ -472,44 +488,12 @@ class _CoreEnv(gym.Env):
         bitgen.state = {**bitgen.state, "has_uint32": int(buffered[0]),
                         "uinteger": int(buffered[1])}
 
-    # The type tags of the env's C state (field -> the values it may hold):
-    # set_state refuses a snapshot whose state carries another.
-    _state_tags: ClassVar[dict[str, tuple[int, ...]]] = {}
-
-    def _check_state_tags(self, state: dict[str, Any]) -> None:
-        """ValueError, before anything is written, for a snapshot whose state
-        holds a type tag no step makes (a later ``state`` read could not
-        give it a type). A malformed buffer is left to the core's checks."""
-        buf = state.get("state_buffer")
-        if not (self._state_tags and isinstance(buf, np.ndarray) and buf.dtype == np.uint8
-                and buf.ndim == 1 and buf.size == self._state_dtype.itemsize):
-            return
-        fields = buf.view(self._state_dtype)[0]
-        for name, allowed in self._state_tags.items():
-            if int(fields[name]) not in allowed:
-                raise ValueError(
-                    f"state['state_buffer']: {self.kind} state field {name!r} holds "
-                    f"{int(fields[name])}, not a type tag ({', '.join(map(str, allowed))}); "
-                    "pass a snapshot from get_state()")
-
     def _constructor_kwargs(self) -> dict[str, Any]:
         raise NotImplementedError
 
     # Pickling and deepcopy rebuild the env and restore its state bit for bit.
     def __getstate__(self) -> dict[str, Any]:
-        edited = None
-        try:
-            state = self.get_state()
-        except (TypeError, ValueError):
-            # The state object (a handed-out state, MountainCarContinuous's
-            # obs) was edited in place to a value ccgym refuses: Gymnasium's
-            # env copies it as it is, and its copy's step raises too. So the
-            # copy gets the unchanged env and the same edit of its state.
-            obj = self._current_state_object()
-            if not isinstance(obj, np.ndarray):
-                raise
-            edited = obj.copy()
-            state = self._snapshot_as_is()
+        state, edited = self._snapshot_and_edit()
         return {
             "kwargs": {"render_mode": self.render_mode, **self._constructor_kwargs()},
             "state": state,
@@ -861,9 +845,6 @@ class MountainCarEnv(_DiscreteEnv):
     """
 
     kind = "MountainCar"
-    _state_tags = {"typed": (0, 1), "position_t": (0, 1, 2, 3),
-                   "velocity_t": (0, 1, 2, 3, 4)}
-    _negated = ("max_speed",)
     _rebind_after_step = True
 
     def _check_attribute(self, name: str, value: Any) -> None:
@@ -969,8 +950,6 @@ class Continuous_MountainCarEnv(_ContinuousEnv):  # noqa: N801 (Gymnasium's name
     """
 
     kind = "MountainCarContinuous"
-    _state_tags = {"state_f32": (0, 1)}
-    _negated = ("max_speed",)
 
     @staticmethod
     def _ceiling_state(state: np.ndarray) -> np.ndarray:
@@ -1074,8 +1053,6 @@ class PendulumEnv(_ContinuousEnv):
     """
 
     kind = "Pendulum"
-    _state_tags = {"last_u_t": (0, 1, 2, 3)}
-    _negated = ("max_torque", "max_speed")
     _render_icon = True
 
     @staticmethod
@@ -1314,7 +1291,6 @@ class AcrobotEnv(_DiscreteEnv, metaclass=_AcrobotType):
 
     kind = "Acrobot"
     _state_none_error = AssertionError
-    _negated = ("MAX_VEL_1", "MAX_VEL_2")
     _draws_from_np_random = True
     _renders_none_before_reset = True
 
