@@ -137,7 +137,6 @@ class Batch:
     def asserts_contains(self) -> bool: ...
     after_terminated_hook: Callable[..., Any] | None
     watch_hook: Callable[[], Any] | None
-    infos_hook: Callable[..., Any] | None
     state_writeback_hook: Callable[[npt.NDArray[Any]], None] | None
     @property
     def obs_is_state(self) -> bool: ...
@@ -222,6 +221,15 @@ class Batch:
     def step(self, actions: npt.ArrayLike) -> _StepResult: ...
     def vector_step(
         self, actions: npt.ArrayLike
+    ) -> tuple[
+        npt.NDArray[np.float32],
+        npt.NDArray[np.float64],
+        npt.NDArray[np.bool_],
+        npt.NDArray[np.bool_],
+        dict[str, Any],
+    ]: ...
+    def vector_step_then(
+        self, on_done: Callable[[dict[str, Any]], None] | None, actions: npt.ArrayLike
     ) -> tuple[
         npt.NDArray[np.float32],
         npt.NDArray[np.float64],
