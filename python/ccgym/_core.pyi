@@ -104,6 +104,15 @@ _StepResult = tuple[
     npt.NDArray[np.float32], npt.NDArray[np.float64], npt.NDArray[np.bool_], npt.NDArray[np.bool_]
 ]
 
+# vector_step's: _StepResult and the infos.
+_VectorStepResult = tuple[
+    npt.NDArray[np.float32],
+    npt.NDArray[np.float64],
+    npt.NDArray[np.bool_],
+    npt.NDArray[np.bool_],
+    dict[str, Any],
+]
+
 @disjoint_base
 class Batch:
     """N instances of one classic-control env, stepped and reset by C."""
@@ -219,24 +228,10 @@ class Batch:
     ) -> npt.NDArray[np.float32]: ...
     def check_actions(self, actions: npt.ArrayLike) -> np.ndarray: ...
     def step(self, actions: npt.ArrayLike) -> _StepResult: ...
-    def vector_step(
-        self, actions: npt.ArrayLike
-    ) -> tuple[
-        npt.NDArray[np.float32],
-        npt.NDArray[np.float64],
-        npt.NDArray[np.bool_],
-        npt.NDArray[np.bool_],
-        dict[str, Any],
-    ]: ...
+    def vector_step(self, actions: npt.ArrayLike) -> _VectorStepResult: ...
     def vector_step_then(
         self, on_done: Callable[[dict[str, Any]], None] | None, actions: npt.ArrayLike
-    ) -> tuple[
-        npt.NDArray[np.float32],
-        npt.NDArray[np.float64],
-        npt.NDArray[np.bool_],
-        npt.NDArray[np.bool_],
-        dict[str, Any],
-    ]: ...
+    ) -> _VectorStepResult: ...
     def any_pending(self) -> bool: ...
     def step1(
         self, action: Any
