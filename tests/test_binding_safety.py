@@ -648,9 +648,10 @@ def test_concurrent_calls_still_refused():
     env = ccgym.make_vec("CartPole-v1", num_envs=2, autoreset_mode="SameStep",
                          max_episode_steps=1)
     env.reset(seed=0)
-    core = env.unwrapped._core
+    venv = env.unwrapped
+    core = venv._core
     seen = []
-    inner = core.infos_hook
+    inner = venv._infos  # the front end's infos, made under the core's guard
 
     def hook(infos):
         def other():
@@ -666,11 +667,13 @@ def test_concurrent_calls_still_refused():
         th.join()
         inner(infos)
 
-    core.infos_hook = hook
+    venv._infos = hook
+    venv._bind_step()
     env.step(np.zeros(2, np.int64))
     assert len(seen) == 4 and all("another thread" in s for s in seen), seen
     assert not core.busy
-    core.infos_hook = inner
+    del venv._infos
+    venv._bind_step()
     env.step(np.zeros(2, np.int64))  # and it is free again
 
 

@@ -214,6 +214,44 @@ def test_spaces_and_metadata_equal_gymnasiums(env_id):
     assert ours.unwrapped.metadata == {k: ref.unwrapped.metadata[k]
                                        for k in ("render_modes", "render_fps")}
     assert ours.render_mode is None
+    assert_same_space(ours.observation_space, ref.observation_space)
+    assert_same_space(ours.action_space, ref.action_space)
+
+
+def assert_same_space(ours: gym.spaces.Space, ref: gym.spaces.Space) -> None:
+    """The same space object, field by field and bit for bit (Box.__eq__
+    compares bounds with np.allclose), its random generator aside."""
+    assert type(ours) is type(ref)
+    mine, theirs = dict(vars(ours)), dict(vars(ref))
+    mine.pop("_np_random"), theirs.pop("_np_random")
+    assert list(mine) == list(theirs)
+    for key, value in theirs.items():
+        if isinstance(value, np.ndarray):
+            assert mine[key].dtype == value.dtype and mine[key].shape == value.shape, key
+            assert mine[key].tobytes() == value.tobytes(), key
+        else:
+            assert type(mine[key]) is type(value) and mine[key] == value, key
+
+
+@pytest.mark.parametrize("kind", list(CLASS_PAIRS))
+def test_spaces_follow_the_constructor_as_gymnasiums(kind):
+    """Built with every keyword of Gymnasium's constructor changed, the
+    spaces (from the env's def) are still those of Gymnasium's env built so
+    (Gymnasium's Acrobot takes none: its default spaces)."""
+    ref_cls, our_cls = CLASS_PAIRS[kind]
+    kwargs = {name: (not p.default) if isinstance(p.default, bool) else p.default + 0.5
+              for name, p in inspect.signature(ref_cls.__init__).parameters.items()
+              if name not in ("self", "render_mode")}
+    ours, ref = our_cls(**kwargs), ref_cls(**kwargs)
+    assert_same_space(ours.observation_space, ref.observation_space)
+    assert_same_space(ours.action_space, ref.action_space)
+    for name in ("low", "high", "low_state", "high_state"):  # Gymnasium's own copies
+        if hasattr(ref, name):
+            value = getattr(ours, name)
+            assert value.tobytes() == getattr(ref, name).tobytes(), name
+            assert value.dtype == np.float32 and not np.shares_memory(
+                value, ours.observation_space.low) and not np.shares_memory(
+                value, ours.observation_space.high), name
 
 
 @pytest.mark.parametrize("kind", list(CLASS_PAIRS))

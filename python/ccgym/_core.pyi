@@ -105,6 +105,15 @@ _StepResult = tuple[
     npt.NDArray[np.float32], npt.NDArray[np.float64], npt.NDArray[np.bool_], npt.NDArray[np.bool_]
 ]
 
+# vector_step's: _StepResult and the infos.
+_VectorStepResult = tuple[
+    npt.NDArray[np.float32],
+    npt.NDArray[np.float64],
+    npt.NDArray[np.bool_],
+    npt.NDArray[np.bool_],
+    dict[str, Any],
+]
+
 @disjoint_base
 class Batch:
     """N instances of one classic-control env, stepped and reset by C."""
@@ -138,7 +147,6 @@ class Batch:
     def asserts_contains(self) -> bool: ...
     after_terminated_hook: Callable[..., Any] | None
     watch_hook: Callable[[], Any] | None
-    infos_hook: Callable[..., Any] | None
     state_writeback_hook: Callable[[npt.NDArray[Any]], None] | None
     @property
     def obs_is_state(self) -> bool: ...
@@ -221,15 +229,10 @@ class Batch:
     ) -> npt.NDArray[np.float32]: ...
     def check_actions(self, actions: npt.ArrayLike) -> np.ndarray: ...
     def step(self, actions: npt.ArrayLike) -> _StepResult: ...
-    def vector_step(
-        self, actions: npt.ArrayLike
-    ) -> tuple[
-        npt.NDArray[np.float32],
-        npt.NDArray[np.float64],
-        npt.NDArray[np.bool_],
-        npt.NDArray[np.bool_],
-        dict[str, Any],
-    ]: ...
+    def vector_step(self, actions: npt.ArrayLike) -> _VectorStepResult: ...
+    def vector_step_then(
+        self, on_done: Callable[[dict[str, Any]], None] | None, actions: npt.ArrayLike
+    ) -> _VectorStepResult: ...
     def any_pending(self) -> bool: ...
     def step1(
         self, action: Any

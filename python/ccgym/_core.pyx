@@ -539,8 +539,8 @@ cdef object _floats(const float *p, int n):
 
 def def_spaces(str kind):
     """(obs_low, obs_high, action_low, action_high) float32 arrays from kind's
-    def (None where the def states none: the stock envs, whose single-env
-    classes state Gymnasium's spaces), and its render_fps."""
+    def (the action bounds None for a discrete action), and its render_fps.
+    Every single env's spaces are built from them (ccgym.envs._def_spaces)."""
     cdef const ccgym_env_def *d = _env_def(kind)
     return (_floats(d.obs_low, d.obs_dim), _floats(d.obs_high, d.obs_dim),
             _floats(d.action_low, d.action_dim), _floats(d.action_high, d.action_dim),
@@ -1095,7 +1095,6 @@ cdef class Batch:
     cdef object _watch_list         # see watch(): a list step1 compares first
     cdef tuple _watch_items
     cdef public object watch_hook
-    cdef public object infos_hook
     cdef public object reset_needed_error
     cdef public object invalid_action_error
     cdef public object invalid_action_type_error
@@ -1156,7 +1155,6 @@ cdef class Batch:
         self.has_reset = False
         self._depth = 0
         self.after_terminated_hook = None
-        self.infos_hook = None
         self.reset_needed_error = RuntimeError
         self.invalid_action_error = ValueError
         self.invalid_action_type_error = TypeError
@@ -1773,25 +1771,46 @@ cdef class Batch:
     def vector_step(self, actions):
         """step() as a vector env does it: refuses a step before the first
         reset (reset_needed_error) and, with autoreset disabled, while an
-        instance is done; returns (obs, reward, terminated, truncated,
-        infos). `infos` is {} unless `infos_hook` is set, which then fills
-        it (under the guard) when an episode ended."""
+        instance is done; returns (obs, reward, terminated, truncated, {})."""
         self._enter(False)
         try:
-            if not self.has_reset:
-                raise self.reset_needed_error("Cannot call step() before calling reset()")
-            if self._b.autoreset_mode == CCGYM_AUTORESET_DISABLED and self._any_pending():
-                done = np.flatnonzero(self.pending_reset)
-                raise RuntimeError(
-                    f"instances {done[:10].tolist()} are done and autoreset is disabled: "
-                    "reset them with reset(options={'reset_mask': mask}) before stepping")
+            if not self.has_reset or (self._b.autoreset_mode == CCGYM_AUTORESET_DISABLED
+                                      and self._any_pending()):
+                self._refuse_vector_step()
+            return self._step(actions) + ({},)
+        finally:
+            self._depth -= 1
+
+    def vector_step_then(self, on_done, actions):
+        """vector_step(actions), and when an episode ended in this step,
+        ``on_done(infos)`` fills the returned infos (a new dict) under the
+        guard, so they are this step's whatever other threads do (as
+        exclusive() runs a caller's function). What infos carry is the
+        caller's: the core only tells that an episode ended. The callback
+        comes first, for functools.partial; vector_step stays a
+        one-argument call, as cheap as it was."""
+        self._enter(False)
+        try:
+            if not self.has_reset or (self._b.autoreset_mode == CCGYM_AUTORESET_DISABLED
+                                      and self._any_pending()):
+                self._refuse_vector_step()
             out = self._step(actions)
             infos = {}
-            if self.infos_hook is not None and self._any_done():
-                self.infos_hook(infos)
+            if on_done is not None and self._any_done():
+                on_done(infos)
             return out + (infos,)
         finally:
             self._depth -= 1
+
+    cdef int _refuse_vector_step(self) except -1:
+        """Raises why vector_step cannot step now (the callers test the
+        cheap conditions inline: the hot path makes no call for them)."""
+        if not self.has_reset:
+            raise self.reset_needed_error("Cannot call step() before calling reset()")
+        done = np.flatnonzero(self.pending_reset)
+        raise RuntimeError(
+            f"instances {done[:10].tolist()} are done and autoreset is disabled: "
+            "reset them with reset(options={'reset_mask': mask}) before stepping")
 
     cdef bint _any_done(self):
         cdef Py_ssize_t i

@@ -121,6 +121,8 @@ class _CoreEnv(gym.Env):
         entropy = np.random.SeedSequence().entropy
         self._core.seed_one(0, entropy)
         self._np_random_seed = entropy
+        # Gymnasium's spaces, from the env's def (one place for the bounds).
+        self.observation_space, self.action_space = _def_spaces(self.kind)
         # Gymnasium's rendering attributes (ccgym draws in C; see render()).
         self.screen = None
         self.clock = None
@@ -757,12 +759,6 @@ class CartPoleEnv(_DiscreteEnv):
         self.kinematics_integrator = "euler"
         self.theta_threshold_radians = 12 * 2 * math.pi / 360
         self.x_threshold = 2.4
-        high = np.array(
-            [self.x_threshold * 2, np.inf, self.theta_threshold_radians * 2, np.inf],
-            dtype=np.float32,
-        )
-        self.action_space = spaces.Discrete(2)
-        self.observation_space = spaces.Box(-high, high, dtype=np.float32)
         self.screen_width = 600
         self.screen_height = 400
         self._core.after_terminated_hook = self._after_terminated
@@ -873,12 +869,11 @@ class MountainCarEnv(_DiscreteEnv):
         self.goal_velocity = goal_velocity
         self.force = params["force"]
         self.gravity = params["gravity"]
-        self.low = np.array([self.min_position, -self.max_speed], dtype=np.float32)
-        self.high = np.array([self.max_position, self.max_speed], dtype=np.float32)
+        # Gymnasium's arrays of the observation bounds (copies, as its are).
+        self.low = self.observation_space.low.copy()
+        self.high = self.observation_space.high.copy()
         self.screen_width = 600
         self.screen_height = 400
-        self.action_space = spaces.Discrete(3)
-        self.observation_space = spaces.Box(self.low, self.high, dtype=np.float32)
 
     def _params_record(self) -> Any:
         return self._core.params_buffer.view(_core.env_info(self.kind).params_dtype)[0]
@@ -973,16 +968,11 @@ class Continuous_MountainCarEnv(_ContinuousEnv):  # noqa: N801 (Gymnasium's name
         self.goal_position = 0.45
         self.goal_velocity = goal_velocity
         self.power = params["power"]
-        self.low_state = np.array([self.min_position, -self.max_speed], dtype=np.float32)
-        self.high_state = np.array([self.max_position, self.max_speed], dtype=np.float32)
+        # Gymnasium's arrays of the observation bounds (copies, as its are).
+        self.low_state = self.observation_space.low.copy()
+        self.high_state = self.observation_space.high.copy()
         self.screen_width = 600
         self.screen_height = 400
-        self.action_space = spaces.Box(
-            low=self.min_action, high=self.max_action, shape=(1,), dtype=np.float32
-        )
-        self.observation_space = spaces.Box(
-            low=self.low_state, high=self.high_state, dtype=np.float32
-        )
         # Gymnasium's step returns `self.state` itself: the obs is the state
         # (mutating it in place changes the next step); the core checks it
         # before each step and writes it back through _write_back_obs.
@@ -1104,11 +1094,6 @@ class PendulumEnv(_ContinuousEnv):
         self.m = 1.0
         self.l = 1.0  # noqa: E741 (Gymnasium's name)
         self.screen_dim = 500
-        high = np.array([1.0, 1.0, self.max_speed], dtype=np.float32)
-        self.action_space = spaces.Box(
-            low=-self.max_torque, high=self.max_torque, shape=(1,), dtype=np.float32
-        )
-        self.observation_space = spaces.Box(low=-high, high=high, dtype=np.float32)
 
     _fresh_state = {"last_u": math.nan, "last_u_t": 0}
 
@@ -1344,11 +1329,6 @@ class AcrobotEnv(_DiscreteEnv, metaclass=_AcrobotType):
         self._follow_torques(at_init=True)
         if params["torque_noise_max"]:
             self.torque_noise_max = params["torque_noise_max"]
-        high = np.array(
-            [1.0, 1.0, 1.0, 1.0, self.MAX_VEL_1, self.MAX_VEL_2], dtype=np.float32
-        )
-        self.observation_space = spaces.Box(low=-high, high=high, dtype=np.float32)
-        self.action_space = spaces.Discrete(3)
 
     # --------------------------------------------------------- AVAIL_TORQUE
     def _torque_source(self) -> Any:
@@ -1540,6 +1520,18 @@ class AcrobotEnv(_DiscreteEnv, metaclass=_AcrobotType):
         self._write_state({"s": arr})
 
 
+def _def_spaces(kind: str) -> tuple[spaces.Box, spaces.Space]:
+    """The observation and action spaces of kind's def, as Gymnasium builds
+    its: float32 Boxes over the def's bounds (bit for bit Gymnasium's, which
+    tests/test_plugin_api.py checks), Discrete(n_actions) for a discrete
+    action. Every single-env class takes its spaces from here."""
+    obs_low, obs_high, act_low, act_high, _ = _core.def_spaces(kind)
+    observation_space = spaces.Box(obs_low, obs_high, dtype=np.float32)
+    if act_low is None:
+        return observation_space, spaces.Discrete(_core.env_info(kind).n_actions)
+    return observation_space, spaces.Box(act_low, act_high, dtype=np.float32)
+
+
 def _float64_slots(dtype: np.dtype, names: tuple[str, ...]) -> tuple[int, ...]:
     """Where the float64 fields `names` of a params record sit among its float64s."""
     for name in names:
@@ -1588,12 +1580,6 @@ class CEnv(_CoreEnv):
                 value = bool(value) if choices is None else \
                     choices[0] if value or len(choices) == 1 else choices[1]
             setattr(self, attr, value)
-        obs_low, obs_high, act_low, act_high, _ = _core.def_spaces(self.kind)
-        self.observation_space = spaces.Box(obs_low, obs_high, dtype=np.float32)
-        if info.action_dim:
-            self.action_space = spaces.Box(act_low, act_high, dtype=np.float32)
-        else:
-            self.action_space = spaces.Discrete(info.n_actions)
 
     def _constructor_kwargs(self) -> dict[str, Any]:
         return {key: getattr(self, attr)

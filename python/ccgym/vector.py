@@ -9,6 +9,7 @@ Gymnasium's three autoreset modes.
 
 from __future__ import annotations
 
+import functools
 import time
 from collections import deque
 from typing import Any
@@ -160,9 +161,6 @@ class VectorEnv(gym.vector.VectorEnv):
         )
         self._core.reset_needed_error = gym.error.ResetNeeded
         set_action_errors(self._core)  # ccgym.InvalidAction: an AssertionError too
-        if type(self).step is VectorEnv.step:
-            # Straight to the core (one Python frame less); it does all step does.
-            self.step = self._core.vector_step
         self.precision = precision
         self.num_envs = int(num_envs)
         self.max_episode_steps = int(max_episode_steps)
@@ -185,8 +183,13 @@ class VectorEnv(gym.vector.VectorEnv):
 
         self._stats_buffer_length = stats_buffer_length
         self.episode_statistics = bool(episode_statistics)
-        if mode is AutoresetMode.SAME_STEP or self.episode_statistics:
-            self._core.infos_hook = self._infos
+        # What infos carry when an episode ended (SAME_STEP's final
+        # observations, the episode statistics) is this env's decision: its
+        # step passes _infos to the core's vector_step_then, which calls it
+        # (under its guard, so the infos are this step's whatever other
+        # threads do) only then.
+        self._adds_infos = mode is AutoresetMode.SAME_STEP or self.episode_statistics
+        self._bind_step()
         self.episode_count = 0
         self.return_queue: deque[float] = deque(maxlen=stats_buffer_length)
         self.length_queue: deque[int] = deque(maxlen=stats_buffer_length)
@@ -238,11 +241,20 @@ class VectorEnv(gym.vector.VectorEnv):
             npt.NDArray[np.bool_], dict[str, Any]]:
         """Steps every instance in one C call; returns (obs, rewards,
         terminations, truncations, infos) as SyncVectorEnv does. (Instances
-        bind ``step`` straight to the core's ``vector_step``.)"""
+        bind ``step`` straight to the core, _bind_step.)"""
+        if self._adds_infos:
+            return self._core.vector_step_then(self._infos, actions)
         return self._core.vector_step(actions)
 
+    def _bind_step(self) -> None:
+        # Straight to the core (no Python frame): it does all step does.
+        if type(self).step is VectorEnv.step:
+            self.step = (functools.partial(self._core.vector_step_then, self._infos)
+                         if self._adds_infos else self._core.vector_step)
+
     def _infos(self, infos: dict[str, Any]) -> None:
-        """Called by the core when an episode ended this step."""
+        """Fills the infos of a step in which an episode ended (the core's
+        vector_step_then calls it then, under its guard)."""
         dones = np.logical_or(self._core.terminated, self._core.truncated)
         if self.autoreset_mode is AutoresetMode.SAME_STEP:
             self._add_final(infos, dones)
