@@ -1,9 +1,7 @@
 #include <math.h>
 
-#include "block_book.h"
 #include "ccgym/cartpole.h"
 #include "ccgym/driver.h"
-#include "ccgym/exactmath.h"
 
 /* Gymnasium's CartPoleEnv: the state and parameter layouts, the parameters'
  * defaults (its __init__) and their order in params_init. */
@@ -76,15 +74,15 @@ static inline void ccgym_cartpole_observe(const ccgym_cartpole_params *p,
     obs[3] = (float)s->theta_dot;
 }
 
-/* Gymnasium's step, its np.cos(theta) and np.sin(theta) from the caller
- * (libm's, one instance at a time, or exact math's lanes over a block: the
- * same bits); the caller writes the observation. */
-CCGYM_INLINE void cartpole_step_body(const ccgym_cartpole_params *p, ccgym_cartpole_state *s,
-                                     double sintheta, double costheta, int64_t action,
-                                     double *reward, uint8_t *terminated)
+CCGYM_INLINE void ccgym_cartpole_step(const ccgym_cartpole_params *p, ccgym_cartpole_state *s,
+                                      ccgym_pcg64 *rng, const int64_t *action, float *obs,
+                                      double *reward, uint8_t *terminated)
 {
+    (void)rng;
     double x = s->x, x_dot = s->x_dot, theta = s->theta, theta_dot = s->theta_dot;
-    double force = action == 1 ? p->force_mag : -p->force_mag;
+    double force = *action == 1 ? p->force_mag : -p->force_mag;
+    double costheta = cos(theta);
+    double sintheta = sin(theta);
     double temp = (force + p->polemass_length * (theta_dot * theta_dot) * sintheta) / p->total_mass;
     double thetaacc = (p->gravity * sintheta - costheta * temp) /
                       (p->length * (4.0 / 3.0 - p->masspole * (costheta * costheta) / p->total_mass));
@@ -108,44 +106,7 @@ CCGYM_INLINE void cartpole_step_body(const ccgym_cartpole_params *p, ccgym_cartp
                theta < -p->theta_threshold_radians || theta > p->theta_threshold_radians;
     *reward = !term ? (p->sutton_barto_reward ? 0.0 : 1.0) : ccgym_cartpole_fallen(p, s);
     *terminated = (uint8_t)term;
-}
-
-CCGYM_INLINE void ccgym_cartpole_step(const ccgym_cartpole_params *p, ccgym_cartpole_state *s,
-                                      ccgym_pcg64 *rng, const int64_t *action, float *obs,
-                                      double *reward, uint8_t *terminated)
-{
-    (void)rng;
-    const double theta = s->theta;
-    cartpole_step_body(p, s, sin(theta), cos(theta), *action, reward, terminated);
     ccgym_cartpole_observe(p, s, 0, obs);
-}
-
-/* The exact step of instances [lo, hi) as a block (the def's
- * exact_lanes_block): the same step body, its sin/cos(theta) computed for the
- * whole block by exact math (in SIMD lanes, libm's bits), the driver's
- * bookkeeping of an ordinary step as the block driver wants it
- * (block_book.h). */
-static void ccgym_cartpole_exact_lanes_block(const ccgym_batch *b, const void *actions, size_t lo,
-                                             size_t hi, uint8_t *special)
-{
-    enum { BLOCK = 256 };
-    const fast_book bk = fast_book_init(b, lo, special);
-    const size_t m = hi - lo, ps = b->params_stride ? 1 : 0;
-    ccgym_cartpole_state *st = (ccgym_cartpole_state *)b->state + lo;
-    const ccgym_cartpole_params *P = (const ccgym_cartpole_params *)b->params + lo * ps;
-    const int64_t *act = (const int64_t *)actions + lo;
-    float *obs = b->obs + lo * 4;
-    double *reward = b->reward + lo;
-    uint8_t *terminated = b->terminated + lo;
-    double th[BLOCK] = {0}, sn[BLOCK], cs[BLOCK]; /* (zeroed: GCC cannot see m <= BLOCK) */
-    for (size_t i = 0; i < m; i++)
-        th[i] = st[i].theta;
-    ccgym_xm_sincos_array(th, sn, cs, m);
-    for (size_t i = 0; i < m; i++) {
-        cartpole_step_body(P + i * ps, &st[i], sn[i], cs[i], act[i], &reward[i], &terminated[i]);
-        fast_book_step(&bk, i, reward[i], terminated[i]);
-        ccgym_cartpole_observe(P + i * ps, &st[i], 0, obs + 4 * i);
-    }
 }
 
 static inline void ccgym_cartpole_reset(const ccgym_cartpole_params *p, ccgym_cartpole_state *s,
@@ -173,5 +134,4 @@ CCGYM_DEFINE_ENV(ccgym_cartpole, ccgym_cartpole_state, ccgym_cartpole_params, in
                  .reset_option_a = "low", .reset_option_b = "high", .canvas_width = 600,
                  .canvas_height = 400, .gym_class = "CartPoleEnv", .scene = "cartpole",
                  .action_rules = CCGYM_RULE_ASSERTS_CONTAINS,
-                 .obs_low = ccgym_cartpole_obs_low, .obs_high = ccgym_cartpole_obs_high,
-                 .exact_lanes_block = ccgym_cartpole_exact_lanes_block)
+                 .obs_low = ccgym_cartpole_obs_low, .obs_high = ccgym_cartpole_obs_high)
