@@ -57,6 +57,20 @@ def _rss_now() -> int:
         return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
 
 
+def _trim_heap() -> None:
+    """Returns malloc's free memory to the OS (glibc's malloc_trim), so that
+    what the env allocates next faults in new pages and shows in the peak
+    RSS. Without it, the env's few MiB can come from freed pages still
+    resident in the heap (Python 3.12 with numpy 2.5 left enough after the
+    imports for a 10,000-instance env: a peak increase of 0)."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None).malloc_trim(0)
+    except (OSError, AttributeError, TypeError):  # not glibc: nothing to trim by
+        pass
+
+
 def _reset_peak_rss() -> bool:
     """Restarts the kernel's peak-RSS count from the current RSS (Linux >= 4.0)."""
     try:
@@ -98,6 +112,7 @@ def memory_child(n: int) -> None:
     warm.close()
     del warm
     gc.collect()
+    _trim_heap()
     rss_before = _rss_now()
     peak_reset = _reset_peak_rss()
     peak_before = _peak_rss()
