@@ -161,6 +161,21 @@ void FAST_FN(drive)(const ccgym_env_def *exact, ccgym_fast_block_fn block,
             NAME##_block(b, actions, lo, hi, special, 0);                                    \
     }
 
+/* a * b + c with one rounding where the target has a fused multiply-add
+ * (__FP_FAST_FMA: aarch64, x86 with -mfma), else with two (the generic x86
+ * build has no FMA, so nothing can fuse there). The physics loops write
+ * their multiply-adds with it: -ffp-contract=fast leaves GCC free to choose
+ * which product of a * b - c * d to fuse, and its choice differed between
+ * the vectorised loop and the scalar one (epilogue, peeled iterations), so
+ * an instance's result depended on its position in a block (found on
+ * aarch64; docs/platforms.md). Written out, no product is left for it to
+ * fuse: each of them is a multiplication whose result feeds no add. */
+#if defined(__FP_FAST_FMA)
+#define FAST_FMA(a, b, c) fma(a, b, c)
+#else
+#define FAST_FMA(a, b, c) ((a) * (b) + (c))
+#endif
+
 /* np.clip on a float64 scalar: NaN passes through (as ccgym_npy_clip). */
 CCGYM_INLINE double fast_clip(double x, double lo, double hi)
 {
@@ -239,18 +254,21 @@ CCGYM_IVDEP
         const double force = act[i] == 1 ? p->force_mag : -p->force_mag;
         /* One division where the exact kernel has four (vector division is slow). */
         const double inv_total_mass = 1.0 / p->total_mass;
+        /* Every multiply-add fused as GCC fused them on x86 (FAST_FMA). */
         const double temp =
-            (force + p->polemass_length * (theta_dot * theta_dot) * sintheta) * inv_total_mass;
-        const double den =
-            p->length * (4.0 / 3.0 - p->masspole * (costheta * costheta) * inv_total_mass);
-        const double thetaacc = (p->gravity * sintheta - costheta * temp) / den;
-        const double xacc = temp - p->polemass_length * thetaacc * costheta * inv_total_mass;
+            FAST_FMA(p->polemass_length * (theta_dot * theta_dot), sintheta, force) *
+            inv_total_mass;
+        const double den = p->length * FAST_FMA(-(p->masspole * (costheta * costheta)),
+                                                inv_total_mass, 4.0 / 3.0);
+        const double thetaacc = FAST_FMA(p->gravity, sintheta, -(costheta * temp)) / den;
+        const double xacc =
+            FAST_FMA(-(p->polemass_length * thetaacc * costheta), inv_total_mass, temp);
         /* Both integrators, then a select: keeps the loop branch-free. */
-        const double n_x_dot = x_dot + p->tau * xacc;
-        const double n_theta_dot = theta_dot + p->tau * thetaacc;
+        const double n_x_dot = FAST_FMA(p->tau, xacc, x_dot);
+        const double n_theta_dot = FAST_FMA(p->tau, thetaacc, theta_dot);
         const int eu = p->euler != 0;
-        const double n_x = x[i] + p->tau * (eu ? x_dot : n_x_dot);
-        const double n_theta = th[i] + p->tau * (eu ? theta_dot : n_theta_dot);
+        const double n_x = FAST_FMA(p->tau, eu ? x_dot : n_x_dot, x[i]);
+        const double n_theta = FAST_FMA(p->tau, eu ? theta_dot : n_theta_dot, th[i]);
         x[i] = n_x;
         xd[i] = n_x_dot;
         th[i] = n_theta;
