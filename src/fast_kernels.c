@@ -387,7 +387,7 @@ CCGYM_IVDEP
         st[i].last_u_t = CCGYM_T_F32;
         const double an = an_[i];
         const float u_cost = 0.001f * (u * u);
-        const double costs = an * an + 0.1 * (thdot * thdot) + (double)u_cost;
+        const double costs = FAST_FMA(an, an, 0.1 * (thdot * thdot)) + (double)u_cost;
         const float u_acc = (float)p->torque_coef * u;
         double newthdot = thdot + (p->sin_coef * sn[i] + (double)u_acc) * dt;
         newthdot = fast_clip(newthdot, -p->max_speed, p->max_speed);
@@ -435,8 +435,11 @@ CCGYM_IVDEP
         const double d1 = p->d1_a + m2 * (p->d1_b + p->d1_c * cos_t2) + I1 + I2;
         const double d2 = m2 * (p->d2_a + p->d2_b * cos_t2) + I2;
         const double phi2 = p->phi2_c * s12[i];
-        const double phi1 = p->phi1_a * (dtheta2 * dtheta2) * sin_t2 -
-                            p->phi1_b * dtheta2 * dtheta1 * sin_t2 + p->phi1_c * s1[i] + phi2;
+        const double phi1 =
+            FAST_FMA(p->phi1_c, s1[i],
+                     FAST_FMA(p->phi1_a * (dtheta2 * dtheta2), sin_t2,
+                              -(p->phi1_b * dtheta2 * dtheta1 * sin_t2))) +
+            phi2;
         const double book_term = p->book ? p->dd2_c * (dtheta1 * dtheta1) * sin_t2 : 0.0;
         const double ddtheta2 =
             (torque[i] + d2 / d1 * phi1 - book_term - phi2) / (p->den_a - (d2 * d2) / d1);
