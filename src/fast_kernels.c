@@ -162,15 +162,16 @@ void FAST_FN(drive)(const ccgym_env_def *exact, ccgym_fast_block_fn block,
     }
 
 /* a * b + c with one rounding where the target has a fused multiply-add
- * (__FP_FAST_FMA: aarch64, x86 with -mfma), else with two (the generic x86
- * build has no FMA, so nothing can fuse there). The physics loops write
+ * (aarch64, x86 with -mfma: GCC's __FP_FAST_FMA; clang 14 defines only the
+ * ISA macros), else with two (the generic x86 build has no FMA, so nothing
+ * can fuse there). The physics loops write
  * their multiply-adds with it: -ffp-contract=fast leaves GCC free to choose
  * which product of a * b - c * d to fuse, and its choice differed between
  * the vectorised loop and the scalar one (epilogue, peeled iterations), so
  * an instance's result depended on its position in a block (found on
  * aarch64; docs/platforms.md). Written out, no product is left for it to
  * fuse: each of them is a multiplication whose result feeds no add. */
-#if defined(__FP_FAST_FMA)
+#if defined(__FP_FAST_FMA) || defined(__FMA__) || defined(__ARM_FEATURE_FMA)
 #define FAST_FMA(a, b, c) fma(a, b, c)
 #else
 #define FAST_FMA(a, b, c) ((a) * (b) + (c))
