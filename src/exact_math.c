@@ -41,6 +41,7 @@
 #include <string.h>
 
 #include "ccgym/exactmath_consts.h"
+#include "ccgym/npmath.h"
 #include "ccgym/portable.h"
 
 #if defined(__linux__)
@@ -741,10 +742,14 @@ static void xm_decide(void)
 #endif
 }
 
+static void xm_pow2_decide(void);
+
 int ccgym_exact_math_init(void)
 {
-    if (xm_path < 0)
+    if (xm_path < 0) {
         xm_decide();
+        xm_pow2_decide();
+    }
     return xm_path;
 }
 
@@ -819,16 +824,21 @@ double ccgym_xm_cos(double x)
 }
 
 static int xm_lanes_on = 1;
+static int xm_pow2_ok, xm_pow2f_ok;
 
 int ccgym_exact_lanes_active(void)
 {
     return xm_lanes != NULL && xm_lanes_on;
 }
 
+
 int ccgym_exact_math_use_lanes(int on)
 {
     int was = xm_lanes_on;
     xm_lanes_on = on != 0;
+    /* off: the whole per-instance libm step, its squares through pow too */
+    ccgym_pow2_fast = xm_lanes_on && xm_pow2_ok;
+    ccgym_pow2f_fast = xm_lanes_on && xm_pow2f_ok;
     return was;
 }
 
@@ -847,4 +857,233 @@ void ccgym_xm_sincos_array(const double *x, double *s, double *c, size_t n)
         s[i] = ccgym_xm_sin(x[i]);
         c[i] = ccgym_xm_cos(x[i]);
     }
+}
+
+/* ------------------------------------------------------------ pow(x, 2) */
+
+/* include/ccgym/npmath.h's ccgym_pow2 takes x * x where its rule allows only
+ * once this is 1: set by ccgym_exact_math_init when every probe of
+ * ccgym_pow2_selfcheck equals the process's pow(x, 2.0). */
+int ccgym_pow2_fast = 0;
+int ccgym_pow2f_fast = 0; /* the same for powf(x, 2.0f) (ccgym_pow2f_selfcheck) */
+/* (xm_pow2_ok, above: the probes accepted; ccgym_pow2_fast is that while
+ * ccgym_exact_math_use_lanes has not switched the lanes off) */
+static const char *xm_pow2_reason = "not initialised";
+
+/* |lo| / ulp(hi) of x's exact square hi + lo (the rule's measure), for hi in
+ * the rule's range; -1 elsewhere. */
+static double xm_sq_frac(double x)
+{
+    double hi;
+    (void)ccgym_pow2_try(x, 0.0, 0, &hi);
+    if (!(hi >= 0x1p-900 && hi <= 0x1p900))
+        return -1.0;
+    const double split = 134217729.0;
+    const double c = split * x, xh = c - (c - x), xl = x - xh;
+    const double lo = ((xh * xh - hi) + 2.0 * xh * xl) + xl * xl;
+    const double e = ccgym_xm_from_bits(ccgym_xm_bits(hi) & UINT64_C(0x7ff0000000000000));
+    return fabs(lo) / (e * 0x1p-52);
+}
+
+/* One probe x and -x: the rule's result (hi where it takes it, else pow) against pow. */
+static long xm_pow2_one(double t_ulp, int drop_lo, double x, long *n)
+{
+    long bad = 0;
+    volatile double two = 2.0; /* pow itself, never folded */
+    for (int s = 0; s < 2; s++, x = -x) {
+        double r;
+        if (!ccgym_pow2_try(x, t_ulp, drop_lo, &r))
+            r = pow(x, two);
+        bad += ccgym_xm_bits(r) != ccgym_xm_bits(pow(x, two));
+        ++*n;
+    }
+    return bad;
+}
+
+/* x in [1, 2) * 2^(k), k uniform in [-40, 40] (a few binades either side of what the envs see). */
+static double xm_pow2_random(uint64_t *s)
+{
+    const double m = 1.0 + (double)(xm_next(s) >> 12) * 0x1p-52;
+    return ldexp(m, (int)(xm_next(s) % 81) - 40);
+}
+
+long ccgym_pow2_selfcheck(double t, int drop_lo, long *n_probes)
+{
+    long bad = 0, n = 0;
+    const double t_ulp = t * 0x1p-52;
+    uint64_t s = UINT64_C(0x706f7732); /* fixed seed: the same probes every run */
+    /* random over 81 binades (about 1 in 1200 of these has pow != x * x) */
+    for (int i = 0; i < 60000; i++)
+        bad += xm_pow2_one(t_ulp, drop_lo, xm_pow2_random(&s), &n);
+    /* |lo| just under the threshold T (the rule's edge: taken, must be pow's)
+     * and just under 1/2 ulp (where pow rounds the other way: a T too large
+     * is caught here); found among random x by the exact square alone. */
+    int in_t = 0, in_half = 0;
+    for (long i = 0; i < 4000000 && (in_t < 3000 || in_half < 3000); i++) {
+        const double x = xm_pow2_random(&s), f = xm_sq_frac(x);
+        if (f > CCGYM_POW2_T - 0.01 && f <= CCGYM_POW2_T && in_t < 3000) {
+            bad += xm_pow2_one(t_ulp, drop_lo, x, &n);
+            in_t++;
+        } else if (f > 0.49 && in_half < 3000) {
+            bad += xm_pow2_one(t_ulp, drop_lo, x, &n);
+            in_half++;
+        }
+    }
+    if (in_t < 3000 || in_half < 3000)
+        bad++; /* the probe set must have its edges */
+    /* exact midpoints: x = j 2^26 2^k, j odd with 2^53 < j^2 < 2^54 (a 54-bit odd
+     * square: a tie of x * x, which pow need not break to even) */
+    for (int i = 0; i < 500; i++) {
+        uint64_t j = (UINT64_C(94906267) + (xm_next(&s) % UINT64_C(39311471))) | 1; /* in (2^26.5, 2^27) */
+        bad += xm_pow2_one(t_ulp, drop_lo, ldexp((double)j, (int)(xm_next(&s) % 41) - 47), &n);
+    }
+    /* specials: zeros, subnormals, the range ends of the rule, squares that
+     * overflow or underflow, powers of two and x * x next to them, inf, NaN */
+    static const double sp[] = {0.0, 0x1p-1074, 0x1p-1060, 0x1.fffffffffffffp-1023, 0x1p-1022,
+                                1e-300, 1e-200, 1e-160, 0x1p-450, 0x1p450, 1e150, 0x1p511,
+                                1.3407807929942596e154, 1e155, 1e200, 1e300, 1.7976931348623157e308,
+                                1.0, 2.0, 0.5, 3.0, 0.1, 1.4142135623730951, INFINITY, NAN};
+    for (size_t i = 0; i < sizeof sp / sizeof sp[0]; i++)
+        for (int d = -3; d <= 3; d++)
+            bad += xm_pow2_one(t_ulp, drop_lo, ccgym_xm_from_bits(ccgym_xm_bits(sp[i]) + (uint64_t)(int64_t)d), &n);
+    /* around sqrt(2^e) for every e in the range: hi a power of two or next to one */
+    for (int e = -900; e <= 900; e++) {
+        const double r = sqrt(ldexp(1.0, e));
+        for (int d = -2; d <= 2; d++)
+            bad += xm_pow2_one(t_ulp, drop_lo, ccgym_xm_from_bits(ccgym_xm_bits(r) + (uint64_t)(int64_t)d), &n);
+    }
+    if (n_probes)
+        *n_probes = n;
+    return bad;
+}
+
+/* |d - q| / ulp(q) of float x's exact square d and its float q; -1 outside the rule's range. */
+static double xm_sqf_frac(float x)
+{
+    float q;
+    (void)ccgym_pow2f_try(x, 0.0, &q);
+    if (!(q >= 0x1p-126f && q <= 0x1p127f))
+        return -1.0;
+    int e;
+    (void)frexpf(q, &e);
+    return fabs((double)x * (double)x - (double)q) / ldexp(1.0, e - 24);
+}
+
+static long xm_pow2f_one(double t_ulp, float x, long *n)
+{
+    long bad = 0;
+    volatile float two = 2.0f;
+    for (int s = 0; s < 2; s++, x = -x) {
+        float r, p = powf(x, two);
+        if (!ccgym_pow2f_try(x, t_ulp, &r))
+            r = powf(x, two);
+        bad += memcmp(&r, &p, sizeof r) != 0;
+        ++*n;
+    }
+    return bad;
+}
+
+static float xm_pow2f_random(uint64_t *s)
+{
+    const float m = 1.0f + (float)(xm_next(s) >> 41) * 0x1p-23f;
+    return ldexpf(m, (int)(xm_next(s) % 61) - 30);
+}
+
+long ccgym_pow2f_selfcheck(double t, long *n_probes)
+{
+    long bad = 0, n = 0;
+    const double t_ulp = t * 0x1p-23;
+    uint64_t s = UINT64_C(0x706f7766);
+    for (int i = 0; i < 60000; i++)
+        bad += xm_pow2f_one(t_ulp, xm_pow2f_random(&s), &n);
+    int in_t = 0, in_half = 0;
+    for (long i = 0; i < 4000000 && (in_t < 3000 || in_half < 3000); i++) {
+        const float x = xm_pow2f_random(&s);
+        const double f = xm_sqf_frac(x);
+        if (f > CCGYM_POW2F_T - 0.01 && f <= CCGYM_POW2F_T && in_t < 3000) {
+            bad += xm_pow2f_one(t_ulp, x, &n);
+            in_t++;
+        } else if (f > 0.49 && in_half < 3000) {
+            bad += xm_pow2f_one(t_ulp, x, &n);
+            in_half++;
+        }
+    }
+    if (in_t < 3000 || in_half < 3000)
+        bad++;
+    /* exact float midpoints: x = j 2^k, j odd with 2^24 < j^2 < 2^25 (j in (4096, 5793)) */
+    for (uint32_t j = 4097; j < 5793; j += 2)
+        bad += xm_pow2f_one(t_ulp, ldexpf((float)j, (int)(xm_next(&s) % 41) - 32), &n);
+    static const float sp[] = {0.0f, 0x1p-149f, 0x1p-127f, 0x1p-126f, 1e-30f, 1e-20f, 1e-19f,
+                               1e19f, 1.8446743e19f, 1e20f, 1e30f, 3.4028235e38f, 1.0f, 2.0f,
+                               0.5f, 3.0f, 0.1f, 1.4142135f, INFINITY, NAN};
+    for (size_t i = 0; i < sizeof sp / sizeof sp[0]; i++)
+        for (int d = -3; d <= 3; d++) {
+            uint32_t u;
+            float x;
+            memcpy(&u, &sp[i], sizeof u);
+            u += (uint32_t)d;
+            memcpy(&x, &u, sizeof x);
+            bad += xm_pow2f_one(t_ulp, x, &n);
+        }
+    for (int e = -126; e <= 127; e++) {
+        const float r = sqrtf(ldexpf(1.0f, e));
+        uint32_t u;
+        memcpy(&u, &r, sizeof u);
+        for (int d = -2; d <= 2; d++) {
+            uint32_t v = u + (uint32_t)d;
+            float x;
+            memcpy(&x, &v, sizeof x);
+            bad += xm_pow2f_one(t_ulp, x, &n);
+        }
+    }
+    if (n_probes)
+        *n_probes = n;
+    return bad;
+}
+
+static void xm_pow2_decide(void)
+{
+    if (!xm_env_forces_libm()) {
+        long nf = 0;
+        xm_pow2f_ok = ccgym_pow2f_selfcheck(CCGYM_POW2F_T, &nf) == 0;
+        ccgym_pow2f_fast = xm_pow2f_ok && xm_lanes_on;
+    }
+    long n = 0, bad;
+    if (xm_env_forces_libm()) {
+        xm_pow2_reason = "CCGYM_EXACT_MATH=libm: every square through pow";
+        return;
+    }
+    bad = ccgym_pow2_selfcheck(CCGYM_POW2_T, 0, &n);
+    if (bad) {
+        xm_pow2_reason = "pow(x, 2) self-check refused (a probe differs from x * x by the rule): pow";
+        return;
+    }
+    xm_pow2_ok = 1;
+    ccgym_pow2_fast = xm_lanes_on;
+    xm_pow2_reason = xm_pow2f_ok ? "x * x where |x * x - hi| <= 15/32 ulp (every pow(x, 2) and powf(x, 2) probe equal), else pow"
+                                 : "x * x where |x * x - hi| <= 15/32 ulp (every pow(x, 2) probe equal), else pow; float32: powf (its probes refused)";
+}
+
+void ccgym_pow2_refuse(const char *reason)
+{
+    static char buf[256];
+    size_t n = strlen(reason);
+    if (n >= sizeof buf)
+        n = sizeof buf - 1;
+    memcpy(buf, reason, n);
+    buf[n] = 0;
+    (void)ccgym_exact_math_init();
+    xm_pow2_ok = xm_pow2f_ok = 0;
+    ccgym_pow2_fast = ccgym_pow2f_fast = 0;
+    xm_pow2_reason = buf;
+}
+
+int ccgym_pow2_active(void)
+{
+    return ccgym_pow2_fast | (ccgym_pow2f_fast << 1);
+}
+
+const char *ccgym_pow2_reason(void)
+{
+    return xm_pow2_reason;
 }

@@ -89,15 +89,7 @@ SKIP = {
 # Open findings of the sweep, not fixed yet: (reference id, attribute,
 # value label) -> why. Each case fails today and is a strict xfail, so a fix
 # shows up as an XPASS, which fails the run until its entry is removed.
-_NAN_RK4 = ("NaN sign bits through Acrobot's rk4: where two NaNs meet, x86 keeps "
-            "the first operand's, and numpy's array arithmetic orders its operands "
-            "otherwise than ccgym's kernel")
-KNOWN = {
-    ("Acrobot-v1", "dt", "float nan"): _NAN_RK4,
-    ("Acrobot-v1", "dt", "float -nan"): _NAN_RK4,
-    ("Acrobot-v1", "MAX_VEL_1", "float -inf"): _NAN_RK4,
-    ("Acrobot-v1", "state", "with nan"): _NAN_RK4,
-}
+KNOWN: dict[tuple[str, str, str], str] = {}
 # Decided differences whose outcome depends on the machine's speed: a
 # non-strict xfail. A negative int mass spins theta1 past 2**24 turns, where
 # ccgym's wrap first takes fmod (a bounded step, include/ccgym/acrobot.h)

@@ -31,13 +31,16 @@ def _run(env_value, code="import ccgym._core as c; print(c.exact_math())"):
 
 def test_exact_math_reports_a_path():
     info = _core.exact_math()
-    assert set(info) == {"path", "lanes", "reason", "table_lo_fixups", "kernels"}
+    assert set(info) == {"path", "lanes", "reason", "table_lo_fixups", "kernels", "pow2", "pow2f",
+                         "pow2_reason"}
+    assert isinstance(info["pow2"], bool) and isinstance(info["pow2f"], bool) and info["pow2_reason"]
     assert info["path"] in ("libm", "nofma", "fma")
     assert info["lanes"] in ("libm", "scalar", "avx2", "avx512")
     assert (info["lanes"] == "libm") == (info["path"] == "libm")
     assert info["reason"]
     if FORCED == "libm":
         assert info["path"] == "libm" and "CCGYM_EXACT_MATH=libm" in info["reason"]
+        assert not info["pow2"] and not info["pow2f"]
 
 
 @vector
@@ -152,3 +155,121 @@ def test_lanes_block_step_equals_the_per_instance_step(kind, mode):
             for u, v in zip(x, y):
                 assert u.tobytes() == v.tobytes()
     del rng
+
+
+# ---- x ** 2 without pow, and numpy's float64 remainder without fmod
+
+def _square_frac(x):
+    """|x * x - hi| / ulp(hi) of float64 x (exact: the square's error by Dekker's split)."""
+    x = np.asarray(x, dtype=np.float64)
+    hi = x * x
+    c = 134217729.0 * x
+    xh = c - (c - x)
+    xl = x - xh
+    lo = ((xh * xh - hi) + 2.0 * xh * xl) + xl * xl
+    return np.abs(lo) / np.ldexp(1.0, np.frexp(hi)[1] - 53)
+
+
+def _pow2_inputs():
+    rng = np.random.default_rng(7)
+    x = np.ldexp(rng.uniform(1.0, 2.0, 400000), rng.integers(-40, 41, 400000))
+    with np.errstate(all="ignore"):
+        f = _square_frac(x)
+    # x * x just under the threshold, just under half an ulp (where pow rounds
+    # the other way), exact midpoints, random, specials and the rule's range ends
+    j = rng.integers(94906267, 94906267 + 39311471, 300) | 1
+    mid = np.ldexp(j.astype(np.float64), rng.integers(-47, -6, 300))
+    special = np.array([0.0, 5e-324, 2.2250738585072014e-308, 1e-300, 1e-160,
+                        2.0 ** -450, 2.0 ** 450, 1e155, 1.3407807929942596e154, 1e300,
+                        1.7976931348623157e308, 1.0, 2.0, 0.5, 0.1, np.sqrt(2.0), np.inf, np.nan])
+    with np.errstate(all="ignore"):
+        special = np.concatenate([np.nextafter(special, -np.inf), special,
+                                  np.nextafter(special, np.inf)])
+    xs = np.concatenate([x[(f > 0.45) & (f <= 0.46875)][:3000], x[f > 0.49][:3000],
+                         mid, x[:3000], special, np.sqrt(np.ldexp(1.0, np.arange(-900, 901)))])
+    return np.concatenate([xs, -xs])
+
+
+def test_pow2_is_numpy_scalar_power_bit_for_bit():
+    x = _pow2_inputs()
+    mine = _core.exact_pow2(x)
+    with np.errstate(all="ignore"):
+        ref = np.array([np.float64(v) ** 2 for v in x])
+    same = mine.view(np.int64) == ref.view(np.int64)
+    assert np.all(same | (np.isnan(mine) & np.isnan(ref))), x[~same][:5]
+    # Python's float ** (CPython: pow; OverflowError past the range)
+    fin = np.abs(x) < 1e150
+    ref_py = np.array([v ** 2.0 for v in x[fin].tolist()])
+    assert np.array_equal(mine[fin].view(np.int64), ref_py.view(np.int64))
+    # the probes do reach the cases where pow is not x * x
+    if _core.exact_math()["pow2"]:
+        with np.errstate(all="ignore"):
+            assert np.count_nonzero(ref != x * x) > 10
+
+
+def test_pow2f_is_numpy_float32_power_bit_for_bit():
+    rng = np.random.default_rng(8)
+    x = np.ldexp(rng.uniform(1.0, 2.0, 200000), rng.integers(-30, 31, 200000)).astype(np.float32)
+    with np.errstate(all="ignore"):
+        extra = np.array([0.0, 1e-45, 1e-38, 1e-20, 1e19, 1.8446743e19, 1e20, 3.4e38, 1.0, 2.0,
+                          0.1, np.inf, np.nan], dtype=np.float32)
+    mid = np.ldexp(np.arange(4097, 5793, 2, dtype=np.float32), -12)
+    x = np.concatenate([x, extra, mid])
+    x = np.concatenate([x, -x])
+    mine = _core.exact_pow2f(x)
+    with np.errstate(all="ignore"):
+        ref = np.array([np.float32(v) ** 2 for v in x], dtype=np.float32)
+    same = mine.view(np.int32) == ref.view(np.int32)
+    assert np.all(same | (np.isnan(mine) & np.isnan(ref))), x[~same][:5]
+    if _core.exact_math()["pow2f"]:
+        with np.errstate(all="ignore"):
+            assert np.count_nonzero(ref != x * x) > 10
+
+
+@pytest.mark.skipif(FORCED == "libm", reason="forced off")
+def test_pow2_self_check_accepts_and_refuses_a_broken_rule():
+    info = _core.exact_math()
+    assert info["pow2"] and info["pow2f"], info
+    bad, n = _core._pow2_selfcheck()
+    assert bad == 0 and n > 100000
+    # a threshold of half an ulp (x * x taken where pow rounds the other way),
+    # and the exact square's error term dropped (x * x always): both caught
+    for t, drop in ((0.5, False), (0.499, False), (0.46875, True)):
+        bad, n = _core._pow2_selfcheck(t, drop)
+        assert bad > 0, (t, drop)
+    assert _core._pow2f_selfcheck()[0] == 0
+    assert _core._pow2f_selfcheck(0.5)[0] > 0
+    assert _core._pow2f_selfcheck(0.499)[0] > 0
+
+
+def test_forced_libm_keeps_pow():
+    r = _run("libm", "import ccgym._core as c; i = c.exact_math(); print(i['pow2'], i['pow2f'], i['pow2_reason'])")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split()[:2] == ["False", "False"] and "CCGYM_EXACT_MATH=libm" in r.stdout
+
+
+def test_remainder_is_numpy_remainder_bit_for_bit():
+    b = np.array([2 * np.pi, 1.0, 3.0, -2 * np.pi, -1.0, 0.5, 1e-300, 5e-324, 1e300,
+                  1.7976931348623157e308, np.inf, -np.inf, 0.0, -0.0, np.nan])
+    rows = []
+    for bv in b:
+        with np.errstate(all="ignore"):
+            base = np.array([0.0, bv, 2 * bv, 3 * bv, bv / 2, 1.5 * bv, 1e-300, 1.0, 7.0, 1e300,
+                             np.inf, np.nan], dtype=np.float64)
+            base = np.concatenate([base, np.nextafter(base, np.inf), np.nextafter(base, -np.inf)])
+        a = np.concatenate([base, -base])
+        rows.append((a, np.full(a.size, bv)))
+    rng = np.random.default_rng(9)
+    th = rng.uniform(-12.0, 12.0, 100000)
+    rows.append((th + np.pi, np.full(th.size, 2 * np.pi)))
+    a = np.concatenate([r[0] for r in rows])
+    bb = np.concatenate([r[1] for r in rows])
+    mine = _core.exact_remainder(a, bb)
+    with np.errstate(all="ignore"):
+        ref = np.remainder(a, bb)
+        ref_scalar = np.array([np.float64(x) % np.float64(y) for x, y in zip(a[:3000], bb[:3000])])
+    both_nan = np.isnan(mine) & np.isnan(ref)
+    same = mine.view(np.int64) == ref.view(np.int64)
+    assert np.all(same | both_nan), (a[~(same | both_nan)][:5], bb[~(same | both_nan)][:5])
+    s = ref_scalar.view(np.int64) == ref[:3000].view(np.int64)
+    assert np.all(s | np.isnan(ref_scalar))

@@ -90,4 +90,18 @@ int ccgym_exact_math_use_lanes(int on);
 /* s[i] = sin(x[i]), c[i] = cos(x[i]) by the active path (lanes where available). */
 void ccgym_xm_sincos_array(const double *x, double *s, double *c, size_t n);
 
+/* pow(x, 2.0) by x * x where include/ccgym/npmath.h's rule allows (its
+ * ccgym_pow2): decided by ccgym_exact_math_init with the probes below.
+ * ccgym_pow2_selfcheck: the probes' mismatch count for threshold t (in ulps
+ * of x * x; CCGYM_POW2_T is the one in use) and, drop_lo, the exact square's
+ * error term left out (the self-check's own test). */
+long ccgym_pow2_selfcheck(double t, int drop_lo, long *n_probes);
+/* The same for powf(x, 2.0f) (CCGYM_POW2F_T, in float ulps). */
+long ccgym_pow2f_selfcheck(double t, long *n_probes);
+/* Bit 0: the float64 fast square is on, bit 1: the float32 one. */
+int ccgym_pow2_active(void);
+const char *ccgym_pow2_reason(void);
+/* Switch the fast square off for good, with this reason (copied). */
+void ccgym_pow2_refuse(const char *reason);
+
 #endif /* CCGYM_EXACTMATH_H_ */

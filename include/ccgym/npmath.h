@@ -8,11 +8,64 @@
 #define CCGYM_NPMATH_H_
 
 #include <math.h>
+#include <stdint.h>
+#include <string.h>
 
 #include "ccgym/portable.h"
 
+/* x ** 2 as libm's pow(x, 2.0) returns it, without the call where that is
+ * certain (the exact files only; the fast files, whose contraction would
+ * break the exact square below, and every build until the self-check has
+ * accepted, call pow):
+ *   hi = x * x is the correctly rounded square, and lo = x * x - hi exactly
+ *   (Dekker's exact square by Veltkamp's split, no FMA needed). A pow whose
+ *   error is below 1 - T ulps can only return hi when |lo| <= T ulp(hi): every
+ *   other double is at least 1 - T ulps from x * x. glibc documents 0.52 ulp
+ *   for pow (measured here: 0.5084, about 1 in 1200 random x has pow != x * x,
+ *   all with |lo| > 0.4916 ulp), so T = 15/32 = 0.46875 leaves 0.011 ulp of
+ *   margin under the documented bound and takes hi for ~94% of inputs.
+ * Taken only where hi is normal and well inside range (2^-900 .. 2^900: the
+ * split and lo exact, ulp(hi) * T a normal product) and, where hi is a power
+ * of two and lo != 0 (x * x below it, in the binade of half the ulp), never.
+ * Elsewhere (0, subnormal, huge, inf, NaN squares, |lo| above T): pow. Not
+ * trusted blindly: src/exact_math.c's init turns it on (ccgym_pow2_fast) only
+ * when it equals the process's pow on every probe of ccgym_pow2_selfcheck
+ * (random x over many binades, x with |lo| just under T and just under 1/2
+ * ulp, specials); CCGYM_EXACT_MATH=libm keeps it off. */
+#define CCGYM_POW2_T 0.46875
+extern int ccgym_pow2_fast; /* src/exact_math.c: 1 once the probes accepted */
+
+/* hi = x * x if the rule above takes it (returns 1), for a threshold t_ulp =
+ * T * 2^-52; drop_lo: pretend lo = 0 (the self-check's broken port). */
+static inline int ccgym_pow2_try(double x, double t_ulp, int drop_lo, double *out)
+{
+    const double hi = x * x;
+    *out = hi;
+    if (!(hi >= 0x1p-900 && hi <= 0x1p900)) /* also NaN */
+        return 0;
+    const double split = 134217729.0; /* 2^27 + 1 */
+    const double c = split * x, xh = c - (c - x), xl = x - xh;
+    const double lo = drop_lo ? 0.0 : ((xh * xh - hi) + 2.0 * xh * xl) + xl * xl;
+    uint64_t u;
+    memcpy(&u, &hi, sizeof u);
+    const uint64_t eb = u & UINT64_C(0x7ff0000000000000);
+    double e;
+    memcpy(&e, &eb, sizeof e); /* 2^exponent(hi) */
+    if ((u & UINT64_C(0x000fffffffffffff)) == 0 && lo != 0)
+        return 0;
+    return fabs(lo) <= e * t_ulp;
+}
+
 /* numpy float64 scalar ** 2, Python float ** 2, math.pow(x, 2). */
-static inline double ccgym_pow2(double x) { return pow(x, 2.0); }
+static inline double ccgym_pow2(double x)
+{
+#if !defined(CCGYM_FAST_SUFFIX)
+    double r;
+    if (ccgym_pow2_fast && ccgym_pow2_try(x, CCGYM_POW2_T * 0x1p-52, 0, &r))
+        return r;
+#endif
+    return pow(x, 2.0);
+}
 /* math.pow(x, 2) of a float64 x that holds a float32 value: the square has
  * at most 48 significant bits, so it is a double and pow, within half an ulp
  * or so of it, returns it exactly; x * x is that square without the ~10 ns
@@ -24,9 +77,47 @@ static inline double ccgym_pow2_of_f32(float x)
     const double d = (double)x;
     return d * d;
 }
-/* numpy float32 scalar ** 2 (powf: not always x * x in float32, near the
- * subnormals at least; see tools/check_pow_squares.c). */
-static inline float ccgym_pow2f(float x) { return powf(x, 2.0f); }
+/* numpy float32 scalar ** 2: powf(x, 2.0f), which is not always x * x in
+ * float32 (tools/check_pow_squares.c), by the same rule as ccgym_pow2 where
+ * it is certain: d = (double)x * (double)x is the exact square (at most 48
+ * bits), q = (float)d its correctly rounded float, and a powf within 1 - T
+ * float ulps returns q when |d - q| <= T ulp(q). glibc documents 0.82 ulp for
+ * powf in general, which alone would allow only T < 0.18; its error on
+ * squares is far smaller (about 0.0017 ulp: every powf(x, 2) != q has
+ * |d - q| > 0.498 ulp), and tools/check_pow_squares.c checks T = 15/32 on
+ * every one of the 2^32 floats against the libm it runs on. Taken only for a
+ * normal finite q (not a power of two with d != q), and only once the
+ * self-check (ccgym_pow2f_selfcheck, its probes as pow's) accepted. */
+#define CCGYM_POW2F_T 0.46875
+extern int ccgym_pow2f_fast; /* src/exact_math.c: 1 once the probes accepted */
+
+static inline int ccgym_pow2f_try(float x, double t_ulp, float *out)
+{
+    const double d = (double)x * (double)x;
+    const float q = (float)d;
+    *out = q;
+    if (!(q >= 0x1p-126f && q <= 0x1p127f)) /* also NaN */
+        return 0;
+    uint32_t u;
+    memcpy(&u, &q, sizeof u);
+    const uint32_t eb = u & 0x7f800000u;
+    float e;
+    memcpy(&e, &eb, sizeof e); /* 2^exponent(q) */
+    const double dq = (double)q;
+    if ((u & 0x007fffffu) == 0 && d != dq)
+        return 0;
+    return fabs(d - dq) <= (double)e * t_ulp; /* d - dq exact */
+}
+
+static inline float ccgym_pow2f(float x)
+{
+#if !defined(CCGYM_FAST_SUFFIX)
+    float r;
+    if (ccgym_pow2f_fast && ccgym_pow2f_try(x, CCGYM_POW2F_T * 0x1p-23, &r))
+        return r;
+#endif
+    return powf(x, 2.0f);
+}
 
 /* fmod(a, b), which is exact (the result is representable, so every correct
  * method gives the same bits), without the libm call where that is easy:
@@ -42,6 +133,12 @@ static inline double ccgym_fmod(double a, double b)
     return fmod(a, b);
 #else
     const double aa = fabs(a), ab = fabs(b);
+    /* |a| < 2 |b|, b finite nonzero, a not NaN: |a| itself below |b|, else
+     * |a| - |b| (exact by Sterbenz, |b| <= |a| < 2 |b|); fmod's sign is a's. */
+    if (aa < ab && ab < INFINITY)
+        return a;
+    if (aa < 2.0 * ab && ab < 0x1p1023)
+        return copysign(aa - ab, a);
     if (!(ab >= 0x1p-900 && ab < 0x1p900 && aa < ab * 0x1p52)) /* also NaN and inf */
         return fmod(a, b);
     if (aa < ab)

@@ -12,6 +12,18 @@ cdef extern from "ccgym/exactmath.h" nogil:
     void ccgym_xm_sincos_array(const double *x, double *s, double *c, size_t n)
     int ccgym_exact_lanes_active()
     int ccgym_exact_math_use_lanes(int on)
+    long ccgym_pow2_selfcheck(double t, int drop_lo, long *n_probes)
+    long ccgym_pow2f_selfcheck(double t, long *n_probes)
+    int ccgym_pow2_active()
+    const char *ccgym_pow2_reason()
+    void ccgym_pow2_refuse(const char *reason)
+
+cdef extern from "ccgym/npmath.h" nogil:
+    double CCGYM_POW2_T
+    double CCGYM_POW2F_T
+    double ccgym_pow2(double x)
+    float ccgym_pow2f(float x)
+    double ccgym_npy_remainder(double a, double b)
 
 _EXACT_MATH_PATHS = ("libm", "nofma", "fma")
 _EXACT_MATH_PERTURB = {"none": 0, "const": 1, "drop_fma": 2, "table_lo": 3, "variant": 4}
@@ -71,6 +83,99 @@ def _exact_math_numpy_check():
                                 f"from np.sin/np.cos: scalar libm".encode())
 
 
+def exact_pow2(x):
+    """x ** 2 of each float64 in x as the exact kernels compute a numpy
+    float64 scalar's ``x ** 2`` (libm's pow(x, 2.0), by x * x where the rule
+    of exact_math()["pow2"] allows it): np.float64(v) ** 2 bit for bit."""
+    cdef cnp.ndarray xa = np.ascontiguousarray(x, dtype=np.float64).ravel()
+    cdef cnp.ndarray r = np.empty_like(xa)
+    cdef double *xp = <double *>cnp.PyArray_DATA(xa)
+    cdef double *rp = <double *>cnp.PyArray_DATA(r)
+    cdef Py_ssize_t i, n = xa.shape[0]
+    with nogil:
+        for i in range(n):
+            rp[i] = ccgym_pow2(xp[i])
+    return r
+
+
+def exact_pow2f(x):
+    """x ** 2 of each float32 in x as the exact kernels compute a numpy
+    float32 scalar's ``x ** 2`` (powf(x, 2.0f), by the rounded exact square
+    where exact_math()["pow2f"] allows): np.float32(v) ** 2 bit for bit."""
+    cdef cnp.ndarray xa = np.ascontiguousarray(x, dtype=np.float32).ravel()
+    cdef cnp.ndarray r = np.empty_like(xa)
+    cdef float *xp = <float *>cnp.PyArray_DATA(xa)
+    cdef float *rp = <float *>cnp.PyArray_DATA(r)
+    cdef Py_ssize_t i, n = xa.shape[0]
+    with nogil:
+        for i in range(n):
+            rp[i] = ccgym_pow2f(xp[i])
+    return r
+
+
+def exact_remainder(a, b):
+    """numpy's float64 ``a % b`` (np.remainder) of each pair, as the exact
+    kernels compute it (ccgym_npy_remainder): the same bits."""
+    cdef cnp.ndarray aa = np.ascontiguousarray(a, dtype=np.float64).ravel()
+    cdef cnp.ndarray ba = np.ascontiguousarray(b, dtype=np.float64).ravel()
+    if aa.shape[0] != ba.shape[0]:
+        raise ValueError("a and b must have the same size")
+    cdef cnp.ndarray r = np.empty_like(aa)
+    cdef double *ap = <double *>cnp.PyArray_DATA(aa)
+    cdef double *bp = <double *>cnp.PyArray_DATA(ba)
+    cdef double *rp = <double *>cnp.PyArray_DATA(r)
+    cdef Py_ssize_t i, n = aa.shape[0]
+    with nogil:
+        for i in range(n):
+            rp[i] = ccgym_npy_remainder(ap[i], bp[i])
+    return r
+
+
+def _pow2_probes():
+    """A small probe set for numpy's scalar ``**`` (the C self-check compared
+    pow on a larger one): x * x just under the threshold and just under half
+    an ulp from a double, random x, specials."""
+    rng = np.random.default_rng(20261203)
+    x = np.ldexp(rng.uniform(1.0, 2.0, 200000), rng.integers(-40, 41, 200000))
+    hi = x * x
+    # |lo| / ulp(hi) from the exact square's error, in float64 (Dekker's split)
+    c = 134217729.0 * x
+    xh = c - (c - x)
+    xl = x - xh
+    lo = ((xh * xh - hi) + 2.0 * xh * xl) + xl * xl
+    f = np.abs(lo) / np.ldexp(1.0, np.frexp(hi)[1] - 53)
+    edge = x[(f > CCGYM_POW2_T - 0.01) & (f <= CCGYM_POW2_T)][:300]
+    half = x[f > 0.49][:300]
+    special = np.array([0.0, 5e-324, 1e-300, 1e-160, 1e155, 1e300, 1.0, 2.0, 0.1,
+                        np.inf, np.nan])
+    x = np.concatenate([edge, half, x[:300], special])
+    return np.concatenate([x, -x])
+
+
+def _pow2_numpy_check():
+    """np.float64(v) ** 2 against the exact kernels' square on the probes;
+    turns the fast square off (pow from now on) if any differ."""
+    if not ccgym_pow2_active():
+        return
+    x = _pow2_probes()
+    with np.errstate(all="ignore"):
+        xf = x.astype(np.float32)
+        ref = np.array([np.float32(v) ** 2 for v in xf], dtype=np.float32)
+    bad = int(np.count_nonzero((exact_pow2f(xf).view(np.int32) != ref.view(np.int32))
+                               & ~np.isnan(xf)))
+    if bad:
+        ccgym_pow2_refuse(f"numpy check refused: {bad} of {xf.size} probes of float32 x ** 2 "
+                          f"differ from np.float32 ** 2: pow".encode())
+        return
+    mine = exact_pow2(x)
+    with np.errstate(all="ignore"):
+        ref = np.array([np.float64(v) ** 2 for v in x])
+    bad = int(np.count_nonzero((mine.view(np.int64) != ref.view(np.int64)) & ~np.isnan(x)))
+    if bad:
+        ccgym_pow2_refuse(f"numpy check refused: {bad} of {x.size} probes of x ** 2 differ "
+                          f"from np.float64 ** 2: pow".encode())
+
+
 def _exact_math_init():
     want = os.environ.get("CCGYM_EXACT_MATH", "")
     if want not in _EXACT_MATH_VARIABLE:
@@ -79,6 +184,7 @@ def _exact_math_init():
                          f"or unset (the best the self-check accepts)")
     ccgym_exact_math_init()
     _exact_math_numpy_check()
+    _pow2_numpy_check()
 
 
 def exact_math():
@@ -88,12 +194,18 @@ def exact_math():
     "reason", "table_lo_fixups" (how many table low words read from libm
     differ from the correctly rounded ones) and "kernels" (True: the exact
     kernels that have a block step, ccgym_env_def.exact_lanes_block, run it in
-    those lanes; False: their per-instance libm step)."""
+    those lanes; False: their per-instance libm step), "pow2" (True: a
+    float64 ``x ** 2`` is x * x wherever that is certainly pow(x, 2)'s result,
+    include/ccgym/npmath.h, accepted by its own probes; False: pow), "pow2f"
+    (the same for a float32 ``x ** 2`` and powf) and "pow2_reason"."""
     return {"path": _EXACT_MATH_PATHS[ccgym_exact_math_path()],
             "lanes": ccgym_exact_math_lanes().decode(),
             "kernels": bool(ccgym_exact_lanes_active()),
             "reason": ccgym_exact_math_reason().decode(),
-            "table_lo_fixups": ccgym_exact_math_table_lo_fixups()}
+            "table_lo_fixups": ccgym_exact_math_table_lo_fixups(),
+            "pow2": bool(ccgym_pow2_active() & 1),
+            "pow2f": bool(ccgym_pow2_active() & 2),
+            "pow2_reason": ccgym_pow2_reason().decode()}
 
 
 def exact_lanes_kinds():
@@ -118,6 +230,23 @@ def _exact_math_selfcheck(str perturb="none"):
     mismatching probes, number of probes). For tests."""
     cdef long n = 0
     cdef long bad = ccgym_xm_selfcheck_perturbed(_EXACT_MATH_PERTURB[perturb], &n)
+    return bad, n
+
+
+def _pow2_selfcheck(double t=CCGYM_POW2_T, bint drop_lo=False):
+    """The C self-check of the fast square with threshold t (ulps of x * x)
+    and, drop_lo, its exact error term left out: (number of mismatching
+    probes, number of probes). For tests."""
+    cdef long n = 0
+    cdef long bad = ccgym_pow2_selfcheck(t, drop_lo, &n)
+    return bad, n
+
+
+def _pow2f_selfcheck(double t=CCGYM_POW2F_T):
+    """The C self-check of the float32 fast square with threshold t (float
+    ulps): (number of mismatching probes, number of probes). For tests."""
+    cdef long n = 0
+    cdef long bad = ccgym_pow2f_selfcheck(t, &n)
     return bad, n
 
 

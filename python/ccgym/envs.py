@@ -1295,6 +1295,22 @@ class AcrobotEnv(_DiscreteEnv, metaclass=_AcrobotType):
                     return e
         return None
 
+    # Where two NaNs meet in Gymnasium's rk4, the sign bit of the NaN that
+    # survives follows the operand order of numpy's array loops and of its
+    # scalar math, which the kernel's arithmetic does not reproduce. So the
+    # values that make the next state NaN are refused rather than stepped a
+    # sign bit apart: a NaN dt, a MAX_VEL_1/2 of -inf (np.clip to [inf, -inf]
+    # gives -inf, and rk4 turns it into NaN), a state holding a NaN.
+    _NAN_REFUSED = "its NaN sign bits through rk4 would differ from Gymnasium's"
+
+    def _check_attribute(self, name: str, value: Any) -> None:
+        v = float(value)
+        if name == "dt" and math.isnan(v):
+            raise ValueError(f"Acrobot dt = {value!r} is refused: {self._NAN_REFUSED}")
+        if name in ("MAX_VEL_1", "MAX_VEL_2") and v == -math.inf:
+            raise ValueError(f"Acrobot {name} = {value!r} is refused: the state becomes NaN, and "
+                             f"{self._NAN_REFUSED}")
+
     @staticmethod
     def _states_from_observations(st: np.ndarray, obs: np.ndarray, last_u: Any) -> None:
         st["s"] = np.stack([np.arctan2(obs[:, 1], obs[:, 0]), np.arctan2(obs[:, 3], obs[:, 2]),
@@ -1517,6 +1533,9 @@ class AcrobotEnv(_DiscreteEnv, metaclass=_AcrobotType):
         # Gymnasium's step appends the torque (float64) first: a float32
         # state computes as its float64 values do.
         arr, _ = _attributes.state_array(self.kind, value, 4, float32_ok=True)
+        if np.isnan(arr).any():
+            raise ValueError(f"an Acrobot state holding a NaN is refused ({value!r}): "
+                             f"{self._NAN_REFUSED}")
         self._write_state({"s": arr})
 
 

@@ -194,9 +194,12 @@ def main(args: argparse.Namespace) -> int:
         + (" (rows with threads > 1: wall)" if args.clock == "cpu" else "")
         + f"; fast kernels: {_core.fast_isa()}")
     xm = _core.exact_math()
+    square = "x * x where it is certainly pow's result" if xm["pow2"] else "pow"
+    if xm["pow2f"] != xm["pow2"]:
+        square += ", float32: " + ("x * x rounded where certain" if xm["pow2f"] else "powf")
     say(f"exact math: {xm['path']}, lanes {xm['lanes']} ({xm['reason']}); exact kernels in "
         f"lanes: {', '.join(_core.exact_lanes_kinds()) if xm['kernels'] else 'none'} "
-        f"(the 'ccgym libm' rows: the same steps with scalar libm)")
+        f"(the 'ccgym libm' rows: the same steps with scalar libm); x ** 2: {square}")
     say(report.legend(results))
     say()
     say(report.format_table(results))
