@@ -161,6 +161,22 @@ void FAST_FN(drive)(const ccgym_env_def *exact, ccgym_fast_block_fn block,
             NAME##_block(b, actions, lo, hi, special, 0);                                    \
     }
 
+/* a * b + c with one rounding where the target has a fused multiply-add
+ * (aarch64, x86 with -mfma: GCC's __FP_FAST_FMA; clang 14 defines only the
+ * ISA macros), else with two (the generic x86 build has no FMA, so nothing
+ * can fuse there). The physics loops write
+ * their multiply-adds with it: -ffp-contract=fast leaves GCC free to choose
+ * which product of a * b - c * d to fuse, and its choice differed between
+ * the vectorised loop and the scalar one (epilogue, peeled iterations), so
+ * an instance's result depended on its position in a block (found on
+ * aarch64; docs/platforms.md). Written out, no product is left for it to
+ * fuse: each of them is a multiplication whose result feeds no add. */
+#if defined(__FP_FAST_FMA) || defined(__FMA__) || defined(__ARM_FEATURE_FMA)
+#define FAST_FMA(a, b, c) fma(a, b, c)
+#else
+#define FAST_FMA(a, b, c) ((a) * (b) + (c))
+#endif
+
 /* np.clip on a float64 scalar: NaN passes through (as ccgym_npy_clip). */
 CCGYM_INLINE double fast_clip(double x, double lo, double hi)
 {
@@ -239,18 +255,21 @@ CCGYM_IVDEP
         const double force = act[i] == 1 ? p->force_mag : -p->force_mag;
         /* One division where the exact kernel has four (vector division is slow). */
         const double inv_total_mass = 1.0 / p->total_mass;
+        /* Every multiply-add fused as GCC fused them on x86 (FAST_FMA). */
         const double temp =
-            (force + p->polemass_length * (theta_dot * theta_dot) * sintheta) * inv_total_mass;
-        const double den =
-            p->length * (4.0 / 3.0 - p->masspole * (costheta * costheta) * inv_total_mass);
-        const double thetaacc = (p->gravity * sintheta - costheta * temp) / den;
-        const double xacc = temp - p->polemass_length * thetaacc * costheta * inv_total_mass;
+            FAST_FMA(p->polemass_length * (theta_dot * theta_dot), sintheta, force) *
+            inv_total_mass;
+        const double den = p->length * FAST_FMA(-(p->masspole * (costheta * costheta)),
+                                                inv_total_mass, 4.0 / 3.0);
+        const double thetaacc = FAST_FMA(p->gravity, sintheta, -(costheta * temp)) / den;
+        const double xacc =
+            FAST_FMA(-(p->polemass_length * thetaacc * costheta), inv_total_mass, temp);
         /* Both integrators, then a select: keeps the loop branch-free. */
-        const double n_x_dot = x_dot + p->tau * xacc;
-        const double n_theta_dot = theta_dot + p->tau * thetaacc;
+        const double n_x_dot = FAST_FMA(p->tau, xacc, x_dot);
+        const double n_theta_dot = FAST_FMA(p->tau, thetaacc, theta_dot);
         const int eu = p->euler != 0;
-        const double n_x = x[i] + p->tau * (eu ? x_dot : n_x_dot);
-        const double n_theta = th[i] + p->tau * (eu ? theta_dot : n_theta_dot);
+        const double n_x = FAST_FMA(p->tau, eu ? x_dot : n_x_dot, x[i]);
+        const double n_theta = FAST_FMA(p->tau, eu ? theta_dot : n_theta_dot, th[i]);
         x[i] = n_x;
         xd[i] = n_x_dot;
         th[i] = n_theta;
@@ -369,7 +388,7 @@ CCGYM_IVDEP
         st[i].last_u_t = CCGYM_T_F32;
         const double an = an_[i];
         const float u_cost = 0.001f * (u * u);
-        const double costs = an * an + 0.1 * (thdot * thdot) + (double)u_cost;
+        const double costs = FAST_FMA(an, an, 0.1 * (thdot * thdot)) + (double)u_cost;
         const float u_acc = (float)p->torque_coef * u;
         double newthdot = thdot + (p->sin_coef * sn[i] + (double)u_acc) * dt;
         newthdot = fast_clip(newthdot, -p->max_speed, p->max_speed);
@@ -417,8 +436,11 @@ CCGYM_IVDEP
         const double d1 = p->d1_a + m2 * (p->d1_b + p->d1_c * cos_t2) + I1 + I2;
         const double d2 = m2 * (p->d2_a + p->d2_b * cos_t2) + I2;
         const double phi2 = p->phi2_c * s12[i];
-        const double phi1 = p->phi1_a * (dtheta2 * dtheta2) * sin_t2 -
-                            p->phi1_b * dtheta2 * dtheta1 * sin_t2 + p->phi1_c * s1[i] + phi2;
+        const double phi1 =
+            FAST_FMA(p->phi1_c, s1[i],
+                     FAST_FMA(p->phi1_a * (dtheta2 * dtheta2), sin_t2,
+                              -(p->phi1_b * dtheta2 * dtheta1 * sin_t2))) +
+            phi2;
         const double book_term = p->book ? p->dd2_c * (dtheta1 * dtheta1) * sin_t2 : 0.0;
         const double ddtheta2 =
             (torque[i] + d2 / d1 * phi1 - book_term - phi2) / (p->den_a - (d2 * d2) / d1);
