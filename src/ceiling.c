@@ -11,11 +11,21 @@
  * real path steps. Without a reset a fallen CartPole runs on past its
  * thresholds, its angle grows into libm's slower argument ranges and its
  * terminated flag turns into a coin toss: within 16 steps from live states
- * 74% are down, and that loop was 20% slower than the real path. */
+ * 74% are down, and that loop was 20% slower than the real path.
+ *
+ * An env whose exact step runs in SIMD lanes (its def's exact_lanes_block,
+ * taken by the real path when exact math's lanes are on) has the same
+ * block as its bare loop then: the same math as the real path, a block of
+ * CCGYM_FAST_BLOCK instances at a time, over a batch view with no time
+ * limit (the block's own bookkeeping of an ordinary step, a few adds per
+ * instance, is the only driver work it keeps). */
+#include <stdlib.h>
+
 #include "ccgym/ceiling.h"
 
 #include "ccgym/driver.h"
 #include "ccgym/env.h"
+#include "fast_kernels.h"
 #include "threads.h"
 
 /* Wall time (monotonic) or the calling thread's CPU time, in seconds. */
@@ -27,12 +37,42 @@ static double now_seconds(int cpu_clock)
 typedef struct ceiling_ctx {
     const ccgym_env_def *def;
     const ccgym_bare_job *job;
+    const ccgym_batch *lanes; /* non-NULL: the bare loop of the exact lanes block */
 } ceiling_ctx;
+
+/* The bare loop over the def's exact_lanes_block, instances [begin, end). */
+static void ceiling_lanes_range(const ceiling_ctx *c, size_t begin, size_t end)
+{
+    const ccgym_env_def *def = c->def;
+    const ccgym_bare_job *j = c->job;
+    const size_t action_size = def->n_actions ? sizeof(int64_t) : sizeof(float) * (size_t)def->action_dim;
+    const size_t row_bytes = j->n * action_size;
+    uint8_t special[CCGYM_FAST_BLOCK];
+    float scratch[CCGYM_MAX_OBS_DIM];
+    size_t row = 0;
+    for (int64_t t = 0; t < j->steps; t++) {
+        const char *a = (const char *)j->actions + row * row_bytes;
+        for (size_t lo = begin; lo < end; lo += CCGYM_FAST_BLOCK) {
+            const size_t hi = end - lo < CCGYM_FAST_BLOCK ? end : lo + CCGYM_FAST_BLOCK;
+            def->exact_lanes_block(c->lanes, a, lo, hi, special);
+            if (j->rng)
+                for (size_t i = lo; i < hi; i++)
+                    if (j->terminated[i])
+                        def->reset_one(j->params, (char *)j->state + i * def->state_size, &j->rng[i],
+                                       def->default_a, def->default_b, scratch);
+        }
+        if (++row == j->n_action_rows)
+            row = 0;
+    }
+}
 
 static void ceiling_chunk(void *ctx, size_t begin, size_t end)
 {
     const ceiling_ctx *c = (const ceiling_ctx *)ctx;
-    c->def->bare_range(c->job, begin, end);
+    if (c->lanes)
+        ceiling_lanes_range(c, begin, end);
+    else
+        c->def->bare_range(c->job, begin, end);
 }
 
 /* Large enough for any env's params struct and its params_init inputs. */
@@ -40,7 +80,7 @@ static void ceiling_chunk(void *ctx, size_t begin, size_t end)
 
 double ccgym_ceiling_run(const ccgym_env_def *def, size_t n, int64_t steps, void *state, void *rng,
                          const void *actions, size_t n_action_rows, float *obs, double *reward,
-                         uint8_t *terminated, int n_threads, int cpu_clock)
+                         uint8_t *terminated, int n_threads, int cpu_clock, int exact_lanes)
 {
     if (def == NULL || def->bare_range == NULL || n_action_rows == 0)
         return -1.0;
@@ -55,7 +95,32 @@ double ccgym_ceiling_run(const ccgym_env_def *def, size_t n, int64_t steps, void
     def->params_init(params, values);
     ccgym_bare_job job = {params, n, steps, state, (ccgym_pcg64 *)rng, actions,
                           n_action_rows, obs, reward, terminated};
-    ceiling_ctx ctx = {def, &job};
+    ceiling_ctx ctx = {def, &job, NULL};
+    /* The real path's exact lanes, as the real path takes them (its
+     * step_range: exact_lanes_block, lanes on, at least CCGYM_EXACT_LANES_MIN
+     * instances), over a batch view: the job's arrays, shared params, no time
+     * limit, and zeroed bookkeeping arrays for the block to write. */
+    ccgym_batch view;
+    void *book = NULL;
+    if (exact_lanes && def->exact_lanes_block && n >= CCGYM_EXACT_LANES_MIN) {
+        book = calloc(n, 2 * sizeof(int64_t) + 2);
+        if (book == NULL)
+            return -1.0;
+        memset(&view, 0, sizeof view);
+        view.n = n;
+        view.state = state;
+        view.params = params;
+        view.params_stride = 0;
+        view.rng = (ccgym_pcg64 *)rng;
+        view.episode_start = (int64_t *)book;
+        view.episode_return = (double *)((int64_t *)book + n);
+        view.truncated = (uint8_t *)((int64_t *)book + 2 * n);
+        view.pending_reset = view.truncated + n;
+        view.obs = obs;
+        view.reward = reward;
+        view.terminated = terminated;
+        ctx.lanes = &view;
+    }
     size_t most = n / CCGYM_MIN_INSTANCES_PER_THREAD;
     if (most < 1)
         most = 1;
@@ -68,5 +133,7 @@ double ccgym_ceiling_run(const ccgym_env_def *def, size_t n, int64_t steps, void
         ceiling_chunk(&ctx, 0, n);
     else
         (void)ccgym_parallel_for(ceiling_chunk, &ctx, n, n_threads);
-    return now_seconds(cpu_clock) - t0;
+    const double seconds = now_seconds(cpu_clock) - t0;
+    free(book);
+    return seconds;
 }

@@ -27,9 +27,13 @@
  * share. Returns the time the loop took in seconds: wall time
  * (CLOCK_MONOTONIC), or with cpu_clock the calling thread's CPU time
  * (CLOCK_THREAD_CPUTIME_ID: steadier on a busy machine, only meaningful with
- * one thread); -1.0 for a NULL def or n_action_rows == 0. */
+ * one thread); -1.0 for a NULL def or n_action_rows == 0. exact_lanes: whether
+ * the real path steps this def's exact_lanes_block (the caller's
+ * ccgym_exact_lanes_active(): the def's own module's answer, which a module
+ * linking another copy of the kernels must ask for); then so does the
+ * ceiling, for n >= CCGYM_EXACT_LANES_MIN, as the real path does. */
 double ccgym_ceiling_run(const ccgym_env_def *def, size_t n, int64_t steps, void *state, void *rng,
                          const void *actions, size_t n_action_rows, float *obs, double *reward,
-                         uint8_t *terminated, int n_threads, int cpu_clock);
+                         uint8_t *terminated, int n_threads, int cpu_clock, int exact_lanes);
 
 #endif /* CCGYM_CEILING_H_ */

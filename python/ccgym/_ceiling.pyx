@@ -25,7 +25,8 @@ cdef extern from "ccgym/rng.h" nogil:
 cdef extern from "ccgym/ceiling.h" nogil:
     double ccgym_ceiling_run(const void *d, size_t n, int64_t steps, void *state, void *rng,
                              const void *actions, size_t n_action_rows, float *obs,
-                             double *reward, uint8_t *terminated, int n_threads, int cpu_clock)
+                             double *reward, uint8_t *terminated, int n_threads, int cpu_clock,
+                             int exact_lanes)
 
 
 cdef inline size_t _round_up(size_t nbytes):
@@ -175,10 +176,14 @@ cdef class Run:
         cdef const void *ap = cnp.PyArray_DATA(a)
         cdef size_t rows = a.shape[0]
         cdef double seconds
+        # The real path's word on its exact lanes: the def is _core's, and so
+        # is the exact-math state its lanes block reads (this module links its
+        # own copy of the kernels, whose exact math is not initialised).
+        cdef int lanes = 1 if _core.exact_math()["kernels"] else 0
         with nogil:
             seconds = ccgym_ceiling_run(self._def, n, steps, self._states, self._rng, ap, rows,
                                         self._obs, self._reward, self._terminated,
-                                        num_threads, cpu_clock)
+                                        num_threads, cpu_clock, lanes)
         if seconds < 0:
             raise RuntimeError("ccgym_ceiling_run rejected its arguments")
         return seconds
