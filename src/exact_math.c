@@ -544,26 +544,38 @@ static int xm_break_ties(ccgym_xm_consts *sets, int n, int v, int taylor)
 
 #define XM_MAXSETS 64
 
-/* The pure polynomial's sets (s1 ref 0, s2 ref 1, s3 ref 4, s4 ref 5, s5 ref
- * 6) of candidates that match libm for variant v, into sets; their number. */
+typedef int (*xm_match_fn)(const ccgym_xm_consts *K, int v, long n);
+
+/* Every combination of candidates for the nf coefficients *field[i] (each
+ * from the candidates of ref[i], the last varying fastest) that matches libm
+ * by match on XM_QUICK then n_long probes, into sets (at most XM_MAXSETS);
+ * returns their number. */
+static int xm_search(const xm_scan *sc, ccgym_xm_consts *K, int v, int nf, const int *ref,
+                     double *const *field, xm_match_fn match, long n_long, ccgym_xm_consts *sets)
+{
+    int idx[XM_NREF] = {0}, hits = 0;
+    for (int i = 0; i < nf; i++)
+        if (sc->ncand[ref[i]] == 0)
+            return 0;
+    for (;;) {
+        for (int i = 0; i < nf; i++)
+            *field[i] = sc->cand[ref[i]][idx[i]];
+        if (match(K, v, XM_QUICK) && match(K, v, n_long) && hits < XM_MAXSETS)
+            sets[hits++] = *K;
+        int i = nf - 1;
+        while (i >= 0 && ++idx[i] == sc->ncand[ref[i]])
+            idx[i--] = 0;
+        if (i < 0)
+            return hits;
+    }
+}
+
+/* The pure polynomial's sets: s1 (ref 0), s2 (1), s3 (4), s4 (5), s5 (6). */
 static int xm_pick_poly(const xm_scan *sc, ccgym_xm_consts *K, int v, ccgym_xm_consts *sets)
 {
-    int hits = 0;
-    for (int a = 0; a < sc->ncand[0]; a++)
-        for (int b = 0; b < sc->ncand[1]; b++)
-            for (int c = 0; c < sc->ncand[4]; c++)
-                for (int d = 0; d < sc->ncand[5]; d++)
-                    for (int e = 0; e < sc->ncand[6]; e++) {
-                        K->s1 = sc->cand[0][a];
-                        K->s2 = sc->cand[1][b];
-                        K->s3 = sc->cand[4][c];
-                        K->s4 = sc->cand[5][d];
-                        K->s5 = sc->cand[6][e];
-                        if (xm_match_taylor(K, v, XM_QUICK) && xm_match_taylor(K, v, XM_LONG / 4) &&
-                            hits < XM_MAXSETS)
-                            sets[hits++] = *K;
-                    }
-    return hits;
+    static const int ref[5] = {0, 1, 4, 5, 6};
+    double *const field[5] = {&K->s1, &K->s2, &K->s3, &K->s4, &K->s5};
+    return xm_search(sc, K, v, 5, ref, field, xm_match_taylor, XM_LONG / 4, sets);
 }
 
 /* Pick, for variant v, the one combination of candidates that matches libm.
@@ -571,20 +583,10 @@ static int xm_pick_poly(const xm_scan *sc, ccgym_xm_consts *K, int v, ccgym_xm_c
 static int xm_pick(const xm_scan *sc, ccgym_xm_consts *K, int v)
 {
     ccgym_xm_consts sets[XM_MAXSETS];
-    int hits = 0;
     /* table path: sn3 (ref 0), sn5 (1), cs4 (2), cs6 (3) */
-    for (int a = 0; a < sc->ncand[0]; a++)
-        for (int b = 0; b < sc->ncand[1]; b++)
-            for (int c = 0; c < sc->ncand[2]; c++)
-                for (int d = 0; d < sc->ncand[3]; d++) {
-                    K->sn3 = sc->cand[0][a];
-                    K->sn5 = sc->cand[1][b];
-                    K->cs4 = sc->cand[2][c];
-                    K->cs6 = sc->cand[3][d];
-                    if (xm_match_table(K, v, XM_QUICK) && xm_match_table(K, v, XM_LONG) &&
-                        hits < XM_MAXSETS)
-                        sets[hits++] = *K;
-                }
+    static const int ref[4] = {0, 1, 2, 3};
+    double *const field[4] = {&K->sn3, &K->sn5, &K->cs4, &K->cs6};
+    int hits = xm_search(sc, K, v, 4, ref, field, xm_match_table, XM_LONG, sets);
     XM_DEBUG("variant %d: table-path coefficient sets matching libm: %d\n", v, hits);
     if (hits > 1)
         hits = xm_break_ties(sets, hits, v, 0);
