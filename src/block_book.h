@@ -48,4 +48,20 @@ CCGYM_INLINE void fast_book_step(const fast_book *k, size_t i, double r, uint8_t
     k->special[i] = (uint8_t)(term | trunc | (k->pending[i] & k->pend_mask));
 }
 
+#if defined(__AVX2__)
+#include <immintrin.h>
+
+/* 4x4 transpose of doubles: rows a..d in, columns out (its own inverse):
+ * four instances' four leading doubles to four arrays and back. */
+#define CCGYM_TRANSPOSE4_PD(a, b, c, d)                                                  \
+    do {                                                                                \
+        const __m256d t0_ = _mm256_unpacklo_pd(a, b), t1_ = _mm256_unpackhi_pd(a, b);   \
+        const __m256d t2_ = _mm256_unpacklo_pd(c, d), t3_ = _mm256_unpackhi_pd(c, d);   \
+        a = _mm256_permute2f128_pd(t0_, t2_, 0x20);                                     \
+        b = _mm256_permute2f128_pd(t1_, t3_, 0x20);                                     \
+        c = _mm256_permute2f128_pd(t0_, t2_, 0x31);                                     \
+        d = _mm256_permute2f128_pd(t1_, t3_, 0x31);                                     \
+    } while (0)
+#endif
+
 #endif /* CCGYM_BLOCK_BOOK_H_ */

@@ -79,31 +79,9 @@ CCGYM_INLINE void ccgym_cartpole_step(const ccgym_cartpole_params *p, ccgym_cart
                                       double *reward, uint8_t *terminated)
 {
     (void)rng;
-    double x = s->x, x_dot = s->x_dot, theta = s->theta, theta_dot = s->theta_dot;
-    double force = *action == 1 ? p->force_mag : -p->force_mag;
-    double costheta = cos(theta);
-    double sintheta = sin(theta);
-    double temp = (force + p->polemass_length * (theta_dot * theta_dot) * sintheta) / p->total_mass;
-    double thetaacc = (p->gravity * sintheta - costheta * temp) /
-                      (p->length * (4.0 / 3.0 - p->masspole * (costheta * costheta) / p->total_mass));
-    double xacc = temp - p->polemass_length * thetaacc * costheta / p->total_mass;
-    if (p->euler) {
-        x = x + p->tau * x_dot;
-        x_dot = x_dot + p->tau * xacc;
-        theta = theta + p->tau * theta_dot;
-        theta_dot = theta_dot + p->tau * thetaacc;
-    } else {
-        x_dot = x_dot + p->tau * xacc;
-        x = x + p->tau * x_dot;
-        theta_dot = theta_dot + p->tau * thetaacc;
-        theta = theta + p->tau * theta_dot;
-    }
-    s->x = x;
-    s->x_dot = x_dot;
-    s->theta = theta;
-    s->theta_dot = theta_dot;
-    int term = x < -p->x_threshold || x > p->x_threshold ||
-               theta < -p->theta_threshold_radians || theta > p->theta_threshold_radians;
+    ccgym_cartpole_state next = *s;
+    const int term = ccgym_cartpole_step_body(p, s, *action, sin(s->theta), cos(s->theta), &next);
+    *s = next;
     *reward = !term ? (p->sutton_barto_reward ? 0.0 : 1.0) : ccgym_cartpole_fallen(p, s);
     *terminated = (uint8_t)term;
     ccgym_cartpole_observe(p, s, 0, obs);
@@ -129,9 +107,13 @@ static const float ccgym_cartpole_obs_high[4] = {(float)(2.4 * 2), INFINITY,
 static const float ccgym_cartpole_obs_low[4] = {-(float)(2.4 * 2), -INFINITY,
                                                 -(float)(12 * 2 * M_PI / 360 * 2), -INFINITY};
 
+/* The exact step in SIMD lanes (src/cartpole_lanes.c, the same step body), per ISA. */
+CCGYM_LANES_BLOCK(ccgym_cartpole)
+
 CCGYM_DEFINE_ENV(ccgym_cartpole, ccgym_cartpole_state, ccgym_cartpole_params, int64_t, 0, 2, 4,
                  -0.05, 0.05, ccgym_cartpole_fast_step_range, .name = "CartPole",
                  .reset_option_a = "low", .reset_option_b = "high", .canvas_width = 600,
                  .canvas_height = 400, .gym_class = "CartPoleEnv", .scene = "cartpole",
                  .action_rules = CCGYM_RULE_ASSERTS_CONTAINS,
-                 .obs_low = ccgym_cartpole_obs_low, .obs_high = ccgym_cartpole_obs_high)
+                 .obs_low = ccgym_cartpole_obs_low, .obs_high = ccgym_cartpole_obs_high,
+                 .exact_lanes_block = CCGYM_LANES_BLOCK_OF(ccgym_cartpole))

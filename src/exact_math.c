@@ -844,6 +844,17 @@ int ccgym_exact_math_use_lanes(int on)
     return was;
 }
 
+int ccgym_exact_lanes_isa(void)
+{
+    if (!ccgym_exact_lanes_active())
+        return CCGYM_LANES_OFF;
+    if (strcmp(xm_lanes_name, "avx512") == 0)
+        return CCGYM_LANES_AVX512;
+    if (strcmp(xm_lanes_name, "avx2") == 0)
+        return CCGYM_LANES_AVX2;
+    return CCGYM_LANES_NEON;
+}
+
 const char *ccgym_exact_math_lanes(void)
 {
     return xm_path > 0 ? xm_lanes_name : "libm";

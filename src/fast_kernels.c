@@ -187,18 +187,6 @@ CCGYM_INLINE double fast_clip(double x, double lo, double hi)
 
 /* ------------------------------------------------------------------ CartPole */
 
-#if defined(__AVX2__)
-/* 4x4 transpose of doubles: rows a..d in, columns out (its own inverse). */
-#define FAST_TRANSPOSE4_PD(a, b, c, d)                                                  \
-    do {                                                                                \
-        const __m256d t0_ = _mm256_unpacklo_pd(a, b), t1_ = _mm256_unpackhi_pd(a, b);   \
-        const __m256d t2_ = _mm256_unpacklo_pd(c, d), t3_ = _mm256_unpackhi_pd(c, d);   \
-        a = _mm256_permute2f128_pd(t0_, t2_, 0x20);                                     \
-        b = _mm256_permute2f128_pd(t1_, t3_, 0x20);                                     \
-        c = _mm256_permute2f128_pd(t0_, t2_, 0x31);                                     \
-        d = _mm256_permute2f128_pd(t1_, t3_, 0x31);                                     \
-    } while (0)
-#endif
 
 /* ps: 0 when all instances share params[0], 1 when each has its own.
  * Three passes: load the AoS state into arrays (4x4 transposes where the ISA
@@ -232,7 +220,7 @@ CCGYM_INLINE void cartpole_block(const ccgym_batch *b, const void *actions, size
         CCGYM_PREFETCH_W((const char *)&st[i0 + BLOCK] + 128);
         __m256d r0 = _mm256_loadu_pd(&st[i0 + 0].x), r1 = _mm256_loadu_pd(&st[i0 + 1].x);
         __m256d r2 = _mm256_loadu_pd(&st[i0 + 2].x), r3 = _mm256_loadu_pd(&st[i0 + 3].x);
-        FAST_TRANSPOSE4_PD(r0, r1, r2, r3);
+        CCGYM_TRANSPOSE4_PD(r0, r1, r2, r3);
         _mm256_storeu_pd(x + i0, r0);
         _mm256_storeu_pd(xd + i0, r1);
         _mm256_storeu_pd(th + i0, r2);
@@ -289,7 +277,7 @@ CCGYM_IVDEP
     for (; i0 + 4 <= m; i0 += 4) {
         __m256d r0 = _mm256_loadu_pd(x + i0), r1 = _mm256_loadu_pd(xd + i0);
         __m256d r2 = _mm256_loadu_pd(th + i0), r3 = _mm256_loadu_pd(thd + i0);
-        FAST_TRANSPOSE4_PD(r0, r1, r2, r3);
+        CCGYM_TRANSPOSE4_PD(r0, r1, r2, r3);
         _mm256_storeu_pd(&st[i0 + 0].x, r0);
         _mm256_storeu_pd(&st[i0 + 1].x, r1);
         _mm256_storeu_pd(&st[i0 + 2].x, r2);

@@ -1,6 +1,5 @@
 #include <math.h>
 
-#include "block_book.h"
 #include "ccgym/driver.h"
 #include "ccgym/exactmath.h"
 #include "ccgym/npmath.h"
@@ -96,41 +95,17 @@ static inline void ccgym_pendulum_observe(const ccgym_pendulum_params *p,
     obs[2] = (float)s->thdot;
 }
 
-/* Gymnasium's step line by line, each value with its numpy 2 type
- * (ccgym/nptype.h), for an action of type `at` (a numpy float type) with
- * value `a` and attributes of any type: u = np.clip(u, -max_torque,
- * max_torque)[0] takes the promoted type of the action and max_torque, its
- * terms u**2, 0.001 * u**2 and 3.0 / (m * l**2) * u compute in their
- * operands' types (float16: float32 ops rounded to float16, as numpy's
- * float16 scalar math); the rest meets the float64 state and is float64.
- * The step's math comes from its caller: sin_th is np.sin(th) of the state's
- * th (libm's sin, one instance at a time, or exact math's lanes over a
- * block: the same bits), and the caller writes the observation
- * (ccgym_pendulum_observe, or the block's lanes). */
+/* The step body (ccgym_pendulum_step_body, ccgym/pendulum.h) on one
+ * instance: sin(th) from libm, the state written back. */
 CCGYM_INLINE void pendulum_step_line_by_line(const ccgym_pendulum_params *p,
                                              ccgym_pendulum_state *s, double sin_th, double a,
                                              int at, int typed, double *reward,
                                              uint8_t *terminated)
 {
-    const double th = s->th, thdot = s->thdot, dt = p->dt;
-    const ccgym_num max_torque =
-        ccgym_num_of(p->max_torque, typed ? (int)p->max_torque_t : CCGYM_T_PY);
-    const ccgym_num u =
-        ccgym_num_clip(ccgym_num_of(a, at), ccgym_num_neg(max_torque), max_torque);
-    s->last_u = u.v;
-    s->last_u_t = u.t;
-    const double an = ccgym_npy_remainder(th + M_PI, 2 * M_PI) - M_PI;
-    const ccgym_num u_cost = ccgym_num_op(ccgym_num_py(0.001), ccgym_num_pow2(u), CCGYM_OP_MUL);
-    const double costs = ccgym_pow2(an) + 0.1 * ccgym_pow2(thdot) + u_cost.v;
-    const ccgym_num u_acc =
-        ccgym_num_op(ccgym_num_of(p->torque_coef, typed ? (int)p->torque_coef_t : CCGYM_T_PY), u,
-                     CCGYM_OP_MUL);
-    double newthdot = thdot + (p->sin_coef * sin_th + u_acc.v) * dt;
-    newthdot = ccgym_npy_clip(newthdot, -p->max_speed, p->max_speed);
-    const double newth = th + newthdot * dt;
-    s->th = newth;
-    s->thdot = newthdot;
-    *reward = -costs;
+    double unused = 0;
+    ccgym_pendulum_state next;
+    ccgym_pendulum_step_body(0, p, s, sin_th, a, at, typed, &next, reward, &unused);
+    *s = next;
     *terminated = 0;
 }
 
@@ -194,45 +169,9 @@ static inline void ccgym_pendulum_reset(const ccgym_pendulum_params *p, ccgym_pe
     ccgym_pendulum_observe(p, s, 0, obs);
 }
 
-/* The exact float32-action step of instances [lo, hi) as a block (the def's
- * exact_lanes_block): the same step body, its sin(th) and the observation's
- * cos/sin(newth) computed for the whole block by exact math (in SIMD lanes,
- * libm's bits), the driver's bookkeeping of an ordinary step as the block
- * driver wants it (block_book.h). */
-static void ccgym_pendulum_exact_lanes_block(const ccgym_batch *b, const void *actions, size_t lo,
-                                             size_t hi, uint8_t *special)
-{
-    enum { BLOCK = 256 };
-    const fast_book bk = fast_book_init(b, lo, special);
-    const size_t m = hi - lo, ps = b->params_stride ? 1 : 0;
-    ccgym_pendulum_state *st = (ccgym_pendulum_state *)b->state + lo;
-    const ccgym_pendulum_params *P = (const ccgym_pendulum_params *)b->params + lo * ps;
-    const float *act = (const float *)actions + lo;
-    float *obs = b->obs + lo * 3;
-    double *reward = b->reward + lo;
-    uint8_t *terminated = b->terminated + lo;
-    double th[BLOCK] = {0}, sn[BLOCK], cs[BLOCK]; /* (zeroed: GCC cannot see m <= BLOCK) */
-    for (size_t i = 0; i < m; i++)
-        th[i] = st[i].th;
-    ccgym_xm_sincos_array(th, sn, cs, m);
-    for (size_t i = 0; i < m; i++) {
-        const ccgym_pendulum_params *p = P + i * ps;
-        if (CCGYM_UNLIKELY(p->typed))
-            pendulum_step_line_by_line(p, &st[i], sn[i], act[i], CCGYM_T_F32, 1, &reward[i],
-                                       &terminated[i]);
-        else
-            pendulum_step_line_by_line(p, &st[i], sn[i], act[i], CCGYM_T_F32, 0, &reward[i],
-                                       &terminated[i]);
-        fast_book_step(&bk, i, reward[i], terminated[i]);
-        th[i] = st[i].th;
-        obs[3 * i + 2] = (float)st[i].thdot;
-    }
-    ccgym_xm_sincos_array(th, sn, cs, m);
-    for (size_t i = 0; i < m; i++) {
-        obs[3 * i + 0] = (float)cs[i];
-        obs[3 * i + 1] = (float)sn[i];
-    }
-}
+/* The exact float32-action step in SIMD lanes (src/pendulum_lanes.c, the
+ * same step body), per ISA. */
+CCGYM_LANES_BLOCK(ccgym_pendulum)
 
 CCGYM_DECLARE_TYPED_STEP(ccgym_pendulum);
 
@@ -250,6 +189,6 @@ CCGYM_DEFINE_ENV(ccgym_pendulum, ccgym_pendulum_state, ccgym_pendulum_params, fl
                  .typed_step_range = ccgym_pendulum_typed_step_range,
                  .obs_low = ccgym_pendulum_obs_low, .obs_high = ccgym_pendulum_obs_high,
                  .action_low = ccgym_pendulum_action_low, .action_high = ccgym_pendulum_action_high,
-                 .exact_lanes_block = ccgym_pendulum_exact_lanes_block)
+                 .exact_lanes_block = CCGYM_LANES_BLOCK_OF(ccgym_pendulum))
 
 CCGYM_DEFINE_TYPED_STEP(ccgym_pendulum, ccgym_pendulum_state, ccgym_pendulum_params, 1)

@@ -157,6 +157,67 @@ def test_lanes_block_step_equals_the_per_instance_step(kind, mode):
     del rng
 
 
+
+_EDGE = np.array([0.0, -0.0, 1e-310, -1e-310, 5e-324, np.pi, -np.pi, 2 * np.pi, 3 * np.pi,
+                  1e6, -1e6, 2.0 ** 52, 1e17, -1e17, 1e300, -1e300, np.inf, -np.inf, np.nan,
+                  7.5, -7.5, 8.0, -8.0, 1e-200, 2.0 ** -1022, 0.25, -4.0,
+                  # where floor(a / b) is one too small (beyond fmod's Dekker range)
+                  2.2705145737052024e+18, -2.2775439518658577e+21, 2.1216797144779826e+30])
+
+
+@pytest.mark.parametrize("kind", _core.exact_lanes_kinds())
+@pytest.mark.parametrize("per_instance", [False, True])
+def test_lanes_block_edge_states_and_params(kind, per_instance):
+    """The lanes block against the per-instance step on the states its lanes
+    backend must hand back to the scalar one (beyond fmod's Dekker range,
+    squares of zero, subnormal, huge, inf, NaN) or that sit on its selects'
+    edges (signed zeros, multiples of pi), each float field in turn, with
+    shared and per-instance params (numpy-typed ones among them where the
+    env has type tags: the typed step), bit for bit."""
+    from ccgym import _params
+
+    info = _core.env_info(kind)
+    n = 300
+    rng = np.random.default_rng(11)
+    base = _params.params(kind)
+    par = dict(base)
+    if per_instance:
+        for k, v in base.items():
+            if k.endswith("_t"):  # a type tag: a numpy float32 attribute on every third
+                par[k] = np.where(np.arange(n) % 3 == 0, 2.0, v)
+            elif isinstance(v, float) and v:
+                par[k] = v * rng.uniform(0.5, 1.5, n)
+    floats = [f for f in info.state_dtype.names if info.state_dtype[f] == np.float64]
+    runs = []
+    for lanes in (True, False):
+        prev = _core._exact_math_use_lanes(lanes)
+        try:
+            b = _core.Batch(kind, n, par, 0, _core.AUTORESET_NEXT_STEP, 1)
+            b.seed_range(5)
+            b.reset()
+            view = b.state_view(info.state_dtype)
+            for j, f in enumerate(floats):
+                col = view[f]
+                col[j::len(floats)][: len(_EDGE)] = _EDGE[: len(col[j::len(floats)])]
+            out = []
+            arng = np.random.default_rng(3)
+            for _ in range(8):
+                if info.action_dim == 0:
+                    a = arng.integers(0, info.n_actions, size=n)
+                else:
+                    a = arng.uniform(-3, 3, size=(n, info.action_dim)).astype(np.float32)
+                    a[::7] = 0.0
+                    a[1::7] = np.nan
+                r = b.step(a)
+                out.append([np.array(v, copy=True) for v in r if isinstance(v, np.ndarray)])
+                out.append([np.array(b.state_view(info.state_dtype), copy=True)])
+            runs.append(out)
+        finally:
+            _core._exact_math_use_lanes(prev)
+    for x, y in zip(*runs):
+        for u, v in zip(x, y):
+            assert u.tobytes() == v.tobytes()
+
 # ---- x ** 2 without pow, and numpy's float64 remainder without fmod
 
 def _square_frac(x):

@@ -26,15 +26,18 @@ n=0
 for f in src/*.c; do
   extra=()
   [ "$f" = src/fast_envs.c ] && [ "$X86" = 1 ] && extra=(-DCCGYM_FAST_X86=1)
-  if [ "$f" = src/exact_math_lanes.c ]; then
+  case "$f" in *_lanes.c)
+    # exact math's lanes and the envs' exact lanes blocks: per ISA, -O3 -fno-trapping-math
+    o="$OUT/$(basename "$f" .c)"
     if [ "$X86" = 1 ]; then
-      "$CC" "${WARN[@]}" "${EXACT[@]}" -DCCGYM_XM_LANES=avx2 -mavx2 -mfma -c "$f" -o "$OUT/xm_avx2.o"
-      "$CC" "${WARN[@]}" "${EXACT[@]}" -DCCGYM_XM_LANES=avx512 -mavx512f -mavx512dq -mavx512vl \
-        -mavx512bw -mavx2 -mfma -c "$f" -o "$OUT/xm_avx512.o"
+      "$CC" "${WARN[@]}" "${EXACT[@]}" -O3 -fno-trapping-math -DCCGYM_XM_LANES=avx2 -mavx2 -mfma \
+        -c "$f" -o "${o}_avx2.o"
+      "$CC" "${WARN[@]}" "${EXACT[@]}" -O3 -fno-trapping-math -DCCGYM_XM_LANES=avx512 -mavx512f \
+        -mavx512dq -mavx512vl -mavx512bw -mavx2 -mfma -c "$f" -o "${o}_avx512.o"
       n=$((n + 2))
     fi
-    continue
-  fi
+    continue ;;
+  esac
   if [ "$f" = src/fast_kernels.c ]; then
     "$CC" "${WARN[@]}" "${FAST[@]}" -DCCGYM_FAST_SUFFIX=generic -c "$f" -o "$OUT/fk_generic.o"
     n=$((n + 1))

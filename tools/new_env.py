@@ -5,7 +5,9 @@ Run at the repository root. It copies the source env's own files under the
 new name and registers it, and touches nothing else:
 
 - creates ``include/ccgym/<name>.h`` and ``src/<name>.c`` (the source env's
-  header and C file, its identifiers, header guard and def name renamed) and
+  header and C file, its identifiers, header guard and def name renamed),
+  ``src/<name>_lanes.c`` where the source has an exact lanes block (its
+  ``src/<kind>_lanes.c``, renamed the same way), and
   ``python/ccgym/_env_<name>.py`` (its single-env class: the source's class
   for the new kind);
 - edits two files, one registry line each: ``src/envs.c`` (the def, in the
@@ -73,7 +75,8 @@ def main(argv: list[str] | None = None) -> int:
                          "--from takes an env's file name such as pendulum)")
     new_c, new_h = ROOT / "src" / f"{new}.c", ROOT / "include" / "ccgym" / f"{new}.h"
     new_py = ROOT / "python" / "ccgym" / f"_env_{new}.py"
-    for path in (new_c, new_h, new_py):
+    src_lanes, new_lanes = ROOT / "src" / f"{old}_lanes.c", ROOT / "src" / f"{new}_lanes.c"
+    for path in (new_c, new_h, new_py, new_lanes):
         if path.exists():
             parser.error(f"{path.relative_to(ROOT)} exists already")
 
@@ -111,6 +114,8 @@ def main(argv: list[str] | None = None) -> int:
         new_c: note + rename_c(c_text),
         new_py: _python_module(args.name, new, old_kind, old_class, new_class),
     }
+    if src_lanes.is_file():
+        writes[new_lanes] = note + rename_c(src_lanes.read_text())
 
     reg = registry_c.read_text()
     include = f'#include "ccgym/{old}.h"\n'

@@ -5,6 +5,7 @@
 #include <stdint.h>
 
 #include "ccgym/env.h"
+#include "ccgym/portable.h"
 
 typedef struct ccgym_cartpole_params {
     double gravity, masscart, masspole, total_mass, length, polemass_length;
@@ -41,6 +42,38 @@ static inline double ccgym_cartpole_fallen(const ccgym_cartpole_params *p,
     }
     s->steps_beyond_terminated = sbt < INT64_MAX ? sbt + 1 : sbt;
     return sb ? -1.0 : 0.0;
+}
+
+/* The step's physics: Gymnasium's CartPoleEnv.step from the state s and
+ * the action (0 or 1), with sintheta, costheta = sin and cos of s's theta,
+ * to the next state's four floats in *next and whether it terminated. The
+ * one step body of every exact path: the per-instance step (src/cartpole.c,
+ * libm's sin and cos) and the exact lanes block (src/cartpole_lanes.c, a
+ * branch-free loop of it over exact math's lanes). */
+CCGYM_ALWAYS_INLINE int ccgym_cartpole_step_body(const ccgym_cartpole_params *p,
+                                                 const ccgym_cartpole_state *s, int64_t action,
+                                                 double sintheta, double costheta,
+                                                 ccgym_cartpole_state *next)
+{
+    const double x = s->x, x_dot = s->x_dot, theta = s->theta, theta_dot = s->theta_dot;
+    const double force = action == 1 ? p->force_mag : -p->force_mag;
+    const double temp =
+        (force + p->polemass_length * (theta_dot * theta_dot) * sintheta) / p->total_mass;
+    const double thetaacc =
+        (p->gravity * sintheta - costheta * temp) /
+        (p->length * (4.0 / 3.0 - p->masspole * (costheta * costheta) / p->total_mass));
+    const double xacc = temp - p->polemass_length * thetaacc * costheta / p->total_mass;
+    /* euler: positions from the old velocities; semi-implicit: from the new */
+    const double n_x_dot = x_dot + p->tau * xacc;
+    const double n_theta_dot = theta_dot + p->tau * thetaacc;
+    const int euler = p->euler != 0;
+    next->x = x + p->tau * (euler ? x_dot : n_x_dot);
+    next->x_dot = n_x_dot;
+    next->theta = theta + p->tau * (euler ? theta_dot : n_theta_dot);
+    next->theta_dot = n_theta_dot;
+    return (next->x < -p->x_threshold) | (next->x > p->x_threshold) |
+           (next->theta < -p->theta_threshold_radians) |
+           (next->theta > p->theta_threshold_radians);
 }
 
 extern const ccgym_env_def ccgym_cartpole_def;

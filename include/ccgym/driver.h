@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "ccgym/env.h"
+#include "ccgym/exactmath.h"
 #include "ccgym/npmath.h"
 #include "ccgym/rng.h"
 
@@ -227,6 +228,43 @@ int ccgym_exact_lanes_active(void);
 #define CCGYM_EXACT_LANES_MIN 16
 void ccgym_exact_lanes_drive(const ccgym_env_def *def, const ccgym_batch *b, const void *actions,
                              size_t begin, size_t end);
+
+
+/* An env's exact lanes block: its exact step body over a block of
+ * instances in SIMD lanes, written once in src/<env>_lanes.c as
+ * CCGYM_LANES_FN(ccgym_<env>_lanes_block) and built by CMake once per ISA
+ * (every src/<env>_lanes.c; the build defines CCGYM_LANES_X86 or
+ * CCGYM_LANES_NEON for the kernels when it does). CCGYM_LANES_BLOCK(NAME),
+ * in the env's file, declares those builds and defines the block the def
+ * names as .exact_lanes_block = CCGYM_LANES_BLOCK_OF(NAME): the build for
+ * ccgym_exact_lanes_isa(). A build without lanes (MSVC, other CPUs, the C
+ * test driver) has none: NULL, the per-instance step. */
+#define CCGYM_LANES_BLOCK_ARGS                                                               \
+    const ccgym_batch *b, const void *actions, size_t lo, size_t hi, uint8_t *special
+#if defined(CCGYM_LANES_X86)
+#define CCGYM_LANES_BLOCK(NAME)                                                              \
+    void NAME##_lanes_block_avx2(CCGYM_LANES_BLOCK_ARGS);                                    \
+    void NAME##_lanes_block_avx512(CCGYM_LANES_BLOCK_ARGS);                                  \
+    static void NAME##_exact_lanes_block(CCGYM_LANES_BLOCK_ARGS)                             \
+    {                                                                                        \
+        if (ccgym_exact_lanes_isa() == CCGYM_LANES_AVX512)                                   \
+            NAME##_lanes_block_avx512(b, actions, lo, hi, special);                          \
+        else                                                                                 \
+            NAME##_lanes_block_avx2(b, actions, lo, hi, special);                            \
+    }
+#define CCGYM_LANES_BLOCK_OF(NAME) NAME##_exact_lanes_block
+#elif defined(CCGYM_LANES_NEON)
+#define CCGYM_LANES_BLOCK(NAME) void NAME##_lanes_block_neon(CCGYM_LANES_BLOCK_ARGS);
+#define CCGYM_LANES_BLOCK_OF(NAME) NAME##_lanes_block_neon
+#else
+#define CCGYM_LANES_BLOCK(NAME)
+#define CCGYM_LANES_BLOCK_OF(NAME) NULL
+#endif
+/* In src/<env>_lanes.c (built with CCGYM_XM_LANES=avx2, avx512 or neon):
+ * the name of this build's function. */
+#define CCGYM_LANES_CAT2_(a, b) a##_##b
+#define CCGYM_LANES_CAT_(a, b) CCGYM_LANES_CAT2_(a, b)
+#define CCGYM_LANES_FN(name) CCGYM_LANES_CAT_(name, CCGYM_XM_LANES)
 
 /* The generic loops. Each env's .c file instantiates them with its own
  * static inline step and reset (CCGYM_DEFINE_ENV), which the compiler inlines. */

@@ -87,6 +87,12 @@ const char *ccgym_exact_math_lanes(void);
 int ccgym_exact_lanes_active(void);
 int ccgym_exact_math_use_lanes(int on);
 
+/* The ISA of the lanes exact math chose (CCGYM_LANES_OFF when
+ * ccgym_exact_lanes_active() is 0): an env's lanes block (CCGYM_LANES_BLOCK
+ * in ccgym/driver.h) runs its build for it. */
+enum { CCGYM_LANES_OFF = 0, CCGYM_LANES_AVX2 = 1, CCGYM_LANES_AVX512 = 2, CCGYM_LANES_NEON = 3 };
+int ccgym_exact_lanes_isa(void);
+
 /* s[i] = sin(x[i]), c[i] = cos(x[i]) by the active path (lanes where available). */
 void ccgym_xm_sincos_array(const double *x, double *s, double *c, size_t n);
 

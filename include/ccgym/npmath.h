@@ -173,6 +173,89 @@ static inline double ccgym_npy_remainder(double a, double b)
     return mod;
 }
 
+/* The exact lanes backend (src/<env>_lanes.c): the primitives above as
+ * branch-free code, which a loop of step bodies can carry into SIMD lanes.
+ * Each gives the scalar primitive's result wherever it leaves *slow alone,
+ * and adds to *slow (a count) where it cannot be sure (outside ccgym_fmod's Dekker
+ * range; a square the pow rule does not take): the caller recomputes those
+ * instances with the scalar primitives. The _bk forms pick by `lanes`, a
+ * constant where they are inlined: 0 the scalar primitive, 1 the lanes one.
+ * The lanes forms are only for the exact lanes blocks, which run only once
+ * the self-check accepted the squares (ccgym_pow2_fast, ccgym_pow2f_fast). */
+CCGYM_ALWAYS_INLINE double ccgym_fmod_lanes(double a, double b, double *slow)
+{
+    const double aa = fabs(a), ab = fabs(b);
+    *slow += ab >= 0x1p-900 ? 0.0 : 1.0; /* also NaN and inf */
+    *slow += ab < 0x1p900 ? 0.0 : 1.0;
+    *slow += aa < ab * 0x1p52 ? 0.0 : 1.0;
+    /* ccgym_fmod's Dekker path, which covers |a| < 2 |b| too (q = 0 or 1) */
+    const double q = floor(aa / ab);
+    const double split = 134217729.0; /* 2^27 + 1 */
+    const double cq = split * q, qh = cq - (cq - q), ql = q - qh;
+    const double cb = split * ab, bh = cb - (cb - ab), bl = ab - bh;
+    const double p = q * ab;
+    const double e = ((qh * bh - p) + qh * bl + ql * bh) + ql * bl;
+    const double r = (aa - p) - e, r1 = r + ab;
+    return copysign(r < 0 ? r1 : r, a);
+}
+
+CCGYM_ALWAYS_INLINE double ccgym_npy_remainder_bk(const int lanes, double a, double b, double *slow)
+{
+    if (!lanes)
+        return ccgym_npy_remainder(a, b);
+    /* the result has b's sign, a zero too: mod, or mod + b where mod is
+     * nonzero of the other sign, with b's sign (one select: a zero mod as
+     * a case apart would let the compiler fork the code after it) */
+    const double mod = ccgym_fmod_lanes(a, b, slow); /* b == 0: slow */
+    const double wrapped = mod + b;
+    const int other = mod != 0 && (b < 0) != (mod < 0);
+    return copysign(fabs(other ? wrapped : mod), b);
+}
+
+CCGYM_ALWAYS_INLINE double ccgym_pow2_bk(const int lanes, double x, double *slow)
+{
+    if (!lanes)
+        return ccgym_pow2(x);
+    /* ccgym_pow2_try's rule without its early returns (they would be
+     * branches in the loop) */
+    const double hi = x * x;
+    const double split = 134217729.0; /* 2^27 + 1 */
+    const double c = split * x, xh = c - (c - x), xl = x - xh;
+    const double lo = ((xh * xh - hi) + 2.0 * xh * xl) + xl * xl;
+    uint64_t u;
+    memcpy(&u, &hi, sizeof u);
+    const uint64_t eb = u & UINT64_C(0x7ff0000000000000);
+    double e;
+    memcpy(&e, &eb, sizeof e);
+    /* (hi == e: hi a power of two, its mantissa bits zero) */
+    *slow += hi >= 0x1p-900 ? 0.0 : 1.0;
+    *slow += hi <= 0x1p900 ? 0.0 : 1.0;
+    *slow += hi == e ? (lo != 0 ? 1.0 : 0.0) : 0.0;
+    *slow += fabs(lo) <= e * (CCGYM_POW2_T * 0x1p-52) ? 0.0 : 1.0;
+    return hi;
+}
+
+CCGYM_ALWAYS_INLINE float ccgym_pow2f_bk(const int lanes, float x, double *slow)
+{
+    if (!lanes)
+        return ccgym_pow2f(x);
+    /* ccgym_pow2f_try's rule without its early returns, in doubles: dq is
+     * q's value, so its exponent and its zero mantissa are q's */
+    const double d = (double)x * (double)x;
+    const float q = (float)d;
+    const double dq = (double)q;
+    uint64_t u;
+    memcpy(&u, &dq, sizeof u);
+    const uint64_t eb = u & UINT64_C(0x7ff0000000000000);
+    double e;
+    memcpy(&e, &eb, sizeof e);
+    *slow += dq >= 0x1p-126 ? 0.0 : 1.0;
+    *slow += dq <= 0x1p127 ? 0.0 : 1.0;
+    *slow += dq == e ? (d != dq ? 1.0 : 0.0) : 0.0;
+    *slow += fabs(d - dq) <= e * (CCGYM_POW2F_T * 0x1p-23) ? 0.0 : 1.0;
+    return q;
+}
+
 /* np.clip on a float64 scalar with constant bounds, as numpy's clip loop
  * computes it, sign of zero and NaN bits included: a NaN bound is the
  * result (the lower one first), then a NaN x; otherwise x unless a bound
@@ -180,28 +263,26 @@ static inline double ccgym_npy_remainder(double a, double b)
  * that crosses the other (lo > hi) gives hi. */
 static inline double ccgym_npy_clip(double x, double lo, double hi)
 {
-    if (isnan(lo))
-        return lo;
-    if (isnan(hi))
-        return hi;
-    if (isnan(x))
-        return x;
-    x = lo > x ? lo : x;
-    return hi < x ? hi : x;
+    /* as selects, the last taking precedence (no branches: a loop of step
+     * bodies stays vectorisable) */
+    double y = lo > x ? lo : x;
+    y = hi < y ? hi : y;
+    y = x != x ? x : y;
+    y = hi != hi ? hi : y;
+    return lo != lo ? lo : y;
 }
 
 /* np.clip on a float32 scalar with Python-float bounds (cast to float32),
  * as ccgym_npy_clip. */
 static inline float ccgym_npy_clipf(float x, float lo, float hi)
 {
-    if (isnan(lo))
-        return lo;
-    if (isnan(hi))
-        return hi;
-    if (isnan(x))
-        return x;
-    x = lo > x ? lo : x;
-    return hi < x ? hi : x;
+    /* as selects, the last taking precedence (no branches: a loop of step
+     * bodies stays vectorisable) */
+    float y = lo > x ? lo : x;
+    y = hi < y ? hi : y;
+    y = x != x ? x : y;
+    y = hi != hi ? hi : y;
+    return lo != lo ? lo : y;
 }
 
 /* Python's min(max(x, lo), hi): the first argument wins ties and NaN. */

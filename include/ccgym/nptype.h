@@ -92,13 +92,21 @@ CCGYM_NUM_INLINE ccgym_num ccgym_num_neg(ccgym_num a) { return ccgym_num_of(-a.v
 /* a ** 2: libm pow for Python and numpy float64 values (an int's square is
  * exact either way), powf for a numpy float32 scalar (numpy's scalar power;
  * not always x * x, see ccgym_pow2f), powf rounded to float16 for float16. */
-CCGYM_NUM_INLINE ccgym_num ccgym_num_pow2(ccgym_num a)
+CCGYM_NUM_INLINE ccgym_num ccgym_num_pow2_bk(const int lanes, ccgym_num a, double *slow)
 {
     if (a.t == CCGYM_T_F32)
-        return ccgym_num_of((double)ccgym_pow2f((float)a.v), a.t);
+        return ccgym_num_of((double)ccgym_pow2f_bk(lanes, (float)a.v, slow), a.t);
     if (a.t == CCGYM_T_F16)
-        return ccgym_num_of(ccgym_round_f16(ccgym_pow2f((float)a.v)), a.t);
-    return ccgym_num_of(ccgym_pow2(a.v), a.t);
+        return ccgym_num_of(ccgym_round_f16(ccgym_pow2f_bk(lanes, (float)a.v, slow)), a.t);
+    return ccgym_num_of(ccgym_pow2_bk(lanes, a.v, slow), a.t);
+}
+
+/* (lanes: npmath.h's exact lanes backend, for the step bodies of the lanes
+ * blocks) */
+CCGYM_NUM_INLINE ccgym_num ccgym_num_pow2(ccgym_num a)
+{
+    double unused = 0;
+    return ccgym_num_pow2_bk(0, a, &unused);
 }
 
 /* Comparisons, both sides cast to their promoted type (float32 values
