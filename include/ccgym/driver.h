@@ -233,15 +233,15 @@ void ccgym_exact_lanes_drive(const ccgym_env_def *def, const ccgym_batch *b, con
 /* An env's exact lanes block: its exact step body over a block of
  * instances in SIMD lanes, written once in src/<env>_lanes.c as
  * CCGYM_LANES_FN(ccgym_<env>_lanes_block) and built by CMake once per ISA
- * (every src/<env>_lanes.c; the build defines CCGYM_LANES_X86 or
- * CCGYM_LANES_NEON for the kernels when it does). CCGYM_LANES_BLOCK(NAME),
+ * (every src/<env>_lanes.c; the build defines CCGYM_BUILD_LANES_X86 or
+ * CCGYM_BUILD_LANES_NEON for the kernels when it does). CCGYM_LANES_BLOCK(NAME),
  * in the env's file, declares those builds and defines the block the def
  * names as .exact_lanes_block = CCGYM_LANES_BLOCK_OF(NAME): the build for
  * ccgym_exact_lanes_isa(). A build without lanes (MSVC, other CPUs, the C
  * test driver) has none: NULL, the per-instance step. */
 #define CCGYM_LANES_BLOCK_ARGS                                                               \
     const ccgym_batch *b, const void *actions, size_t lo, size_t hi, uint8_t *special
-#if defined(CCGYM_LANES_X86)
+#if defined(CCGYM_BUILD_LANES_X86)
 #define CCGYM_LANES_BLOCK(NAME)                                                              \
     void NAME##_lanes_block_avx2(CCGYM_LANES_BLOCK_ARGS);                                    \
     void NAME##_lanes_block_avx512(CCGYM_LANES_BLOCK_ARGS);                                  \
@@ -253,7 +253,7 @@ void ccgym_exact_lanes_drive(const ccgym_env_def *def, const ccgym_batch *b, con
             NAME##_lanes_block_avx2(b, actions, lo, hi, special);                            \
     }
 #define CCGYM_LANES_BLOCK_OF(NAME) NAME##_exact_lanes_block
-#elif defined(CCGYM_LANES_NEON)
+#elif defined(CCGYM_BUILD_LANES_NEON)
 #define CCGYM_LANES_BLOCK(NAME) void NAME##_lanes_block_neon(CCGYM_LANES_BLOCK_ARGS);
 #define CCGYM_LANES_BLOCK_OF(NAME) NAME##_lanes_block_neon
 #else
