@@ -48,8 +48,10 @@ CCGYM_INLINE void fast_book_step(const fast_book *k, size_t i, double r, uint8_t
     k->special[i] = (uint8_t)(term | trunc | (k->pending[i] & k->pend_mask));
 }
 
-#if defined(__AVX2__)
+#if defined(__AVX__)
 #include <immintrin.h>
+#endif
+#if defined(__AVX2__)
 
 /* 4x4 transpose of doubles: rows a..d in, columns out (its own inverse):
  * four instances' four leading doubles to four arrays and back. */
@@ -62,6 +64,19 @@ CCGYM_INLINE void fast_book_step(const fast_book *k, size_t i, double r, uint8_t
         c = _mm256_permute2f128_pd(t0_, t2_, 0x31);                                     \
         d = _mm256_permute2f128_pd(t1_, t3_, 0x31);                                     \
     } while (0)
+#endif
+
+/* A block function built for AVX returns with the upper halves of the
+ * vector registers zeroed: GCC 12 left them dirty on one exit path of
+ * Pendulum's AVX2 lanes block (a jump past its vzeroupper), and every SSE
+ * instruction after it (libm's pow wrapper, the per-instance step) then
+ * paid the AVX-SSE transition: the scalar-libm step ran 9x slower after a
+ * single lanes block (`ccgym bench`'s `ccgym libm` row with
+ * CCGYM_EXACT_MATH=avx2: 1.36M steps/s instead of 12M). */
+#if defined(__AVX__)
+#define CCGYM_BLOCK_LEAVE() _mm256_zeroupper()
+#else
+#define CCGYM_BLOCK_LEAVE() ((void)0)
 #endif
 
 #endif /* CCGYM_BLOCK_BOOK_H_ */

@@ -128,4 +128,5 @@ void CCGYM_LANES_FN(ccgym_cartpole_lanes_block)(CCGYM_LANES_BLOCK_ARGS)
         cartpole_lanes(b, actions, lo, hi, special, 1);
     else
         cartpole_lanes(b, actions, lo, hi, special, 0);
+    CCGYM_BLOCK_LEAVE();
 }

@@ -159,6 +159,7 @@ void FAST_FN(drive)(const ccgym_env_def *exact, ccgym_fast_block_fn block,
             NAME##_block(b, actions, lo, hi, special, 1);                                    \
         else                                                                                 \
             NAME##_block(b, actions, lo, hi, special, 0);                                    \
+        CCGYM_BLOCK_LEAVE();                                                                 \
     }
 
 /* a * b + c with one rounding where the target has a fused multiply-add

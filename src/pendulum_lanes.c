@@ -109,4 +109,5 @@ void CCGYM_LANES_FN(ccgym_pendulum_lanes_block)(CCGYM_LANES_BLOCK_ARGS)
         pendulum_lanes(b, actions, lo, hi, special, 1);
     else
         pendulum_lanes(b, actions, lo, hi, special, 0);
+    CCGYM_BLOCK_LEAVE();
 }
