@@ -7,6 +7,17 @@
 #include <stdint.h>
 
 #include "ccgym/driver.h"
+#include "ccgym/portable.h"
+
+/* GCC 12 warns "may be used uninitialized" where a block's scratch array
+ * (x[BLOCK], ...) goes to a sin/cos routine's const pointer: only its first m
+ * entries are written, and only those are read. A false positive (clang has
+ * no such warning); silenced for the block files, which all include this
+ * header, so that the -Werror builds (MinGW-w64, tools/wine_check.sh) take
+ * them. No effect on the code generated. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 
 /* The driver's bookkeeping of one ordinary step (elapsed steps, truncation,
  * episode return), done by the block kernels inside their vectorised passes:
@@ -65,6 +76,80 @@ CCGYM_INLINE void fast_book_step(const fast_book *k, size_t i, double r, uint8_t
         d = _mm256_permute2f128_pd(t1_, t3_, 0x31);                                     \
     } while (0)
 #endif
+
+/* The four leading doubles of m states (AoS structs `stride` bytes apart
+ * from `base`) to four arrays, 4x4 transposes where the ISA has them; with
+ * a prefetch of the states `ahead` instances on (the next block's). */
+CCGYM_INLINE void ccgym_block_load4(const void *base, size_t stride, size_t m, size_t ahead,
+                                    double *__restrict a, double *__restrict b,
+                                    double *__restrict c, double *__restrict d)
+{
+    const char *s = (const char *)base;
+    size_t i = 0;
+#if defined(__AVX2__)
+    for (; i + 4 <= m; i += 4) {
+        const char *next = s + (i + ahead) * stride;
+        CCGYM_PREFETCH_W(next);
+        CCGYM_PREFETCH_W(next + 64);
+        CCGYM_PREFETCH_W(next + 128);
+        __m256d r0 = _mm256_loadu_pd((const double *)(s + (i + 0) * stride));
+        __m256d r1 = _mm256_loadu_pd((const double *)(s + (i + 1) * stride));
+        __m256d r2 = _mm256_loadu_pd((const double *)(s + (i + 2) * stride));
+        __m256d r3 = _mm256_loadu_pd((const double *)(s + (i + 3) * stride));
+        CCGYM_TRANSPOSE4_PD(r0, r1, r2, r3);
+        _mm256_storeu_pd(a + i, r0);
+        _mm256_storeu_pd(b + i, r1);
+        _mm256_storeu_pd(c + i, r2);
+        _mm256_storeu_pd(d + i, r3);
+    }
+#else
+    (void)ahead;
+#endif
+    for (; i < m; i++) {
+        const double *f = (const double *)(s + i * stride);
+        a[i] = f[0];
+        b[i] = f[1];
+        c[i] = f[2];
+        d[i] = f[3];
+    }
+}
+
+/* And back: the four arrays to the states' leading doubles, each state's
+ * four also as floats at obs + 4 i (its observation). */
+CCGYM_INLINE void ccgym_block_store4(void *base, size_t stride, size_t m,
+                                     const double *__restrict a, const double *__restrict b,
+                                     const double *__restrict c, const double *__restrict d,
+                                     float *__restrict obs)
+{
+    char *s = (char *)base;
+    size_t i = 0;
+#if defined(__AVX2__)
+    for (; i + 4 <= m; i += 4) {
+        __m256d r0 = _mm256_loadu_pd(a + i), r1 = _mm256_loadu_pd(b + i);
+        __m256d r2 = _mm256_loadu_pd(c + i), r3 = _mm256_loadu_pd(d + i);
+        CCGYM_TRANSPOSE4_PD(r0, r1, r2, r3);
+        _mm256_storeu_pd((double *)(s + (i + 0) * stride), r0);
+        _mm256_storeu_pd((double *)(s + (i + 1) * stride), r1);
+        _mm256_storeu_pd((double *)(s + (i + 2) * stride), r2);
+        _mm256_storeu_pd((double *)(s + (i + 3) * stride), r3);
+        _mm_storeu_ps(obs + 4 * i + 0, _mm256_cvtpd_ps(r0));
+        _mm_storeu_ps(obs + 4 * i + 4, _mm256_cvtpd_ps(r1));
+        _mm_storeu_ps(obs + 4 * i + 8, _mm256_cvtpd_ps(r2));
+        _mm_storeu_ps(obs + 4 * i + 12, _mm256_cvtpd_ps(r3));
+    }
+#endif
+    for (; i < m; i++) {
+        double *f = (double *)(s + i * stride);
+        f[0] = a[i];
+        f[1] = b[i];
+        f[2] = c[i];
+        f[3] = d[i];
+        obs[4 * i + 0] = (float)a[i];
+        obs[4 * i + 1] = (float)b[i];
+        obs[4 * i + 2] = (float)c[i];
+        obs[4 * i + 3] = (float)d[i];
+    }
+}
 
 /* A block function built for AVX returns with the upper halves of the
  * vector registers zeroed: GCC 12 left them dirty on one exit path of

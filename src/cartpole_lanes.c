@@ -19,12 +19,6 @@
 
 #define BLOCK CCGYM_FAST_BLOCK
 
-/* (GCC 12's false "may be used uninitialized" on the block's scratch
- * arrays, as in src/pendulum_lanes.c) */
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
-
 CCGYM_ALWAYS_INLINE void cartpole_lanes(const ccgym_batch *b, const void *actions, size_t lo,
                                         size_t hi, uint8_t *special, const size_t ps)
 {
@@ -36,25 +30,7 @@ CCGYM_ALWAYS_INLINE void cartpole_lanes(const ccgym_batch *b, const void *action
     float *__restrict obs = b->obs + lo * 4;
     double x[BLOCK], xd[BLOCK], th[BLOCK], thd[BLOCK], sn[BLOCK], cs[BLOCK];
     int64_t term[BLOCK];
-    size_t i0 = 0;
-#if defined(__AVX2__)
-    /* the AoS states to arrays four at a time (4x4 transposes) */
-    for (; i0 + 4 <= m; i0 += 4) {
-        __m256d r0 = _mm256_loadu_pd(&st[i0 + 0].x), r1 = _mm256_loadu_pd(&st[i0 + 1].x);
-        __m256d r2 = _mm256_loadu_pd(&st[i0 + 2].x), r3 = _mm256_loadu_pd(&st[i0 + 3].x);
-        CCGYM_TRANSPOSE4_PD(r0, r1, r2, r3);
-        _mm256_storeu_pd(x + i0, r0);
-        _mm256_storeu_pd(xd + i0, r1);
-        _mm256_storeu_pd(th + i0, r2);
-        _mm256_storeu_pd(thd + i0, r3);
-    }
-#endif
-    for (size_t i = i0; i < m; i++) {
-        x[i] = st[i].x;
-        xd[i] = st[i].x_dot;
-        th[i] = st[i].theta;
-        thd[i] = st[i].theta_dot;
-    }
+    ccgym_block_load4(st, sizeof *st, m, BLOCK, x, xd, th, thd);
     ccgym_xm_sincos_array(th, sn, cs, m);
     /* shared params: a local copy, so that the loop reads them as constants */
     const ccgym_cartpole_params shared = *P;
@@ -71,33 +47,8 @@ CCGYM_ALWAYS_INLINE void cartpole_lanes(const ccgym_batch *b, const void *action
         th[i] = next.theta;
         thd[i] = next.theta_dot;
     }
-    /* back, with the observations (each transposed row as floats) */
-    i0 = 0;
-#if defined(__AVX2__)
-    for (; i0 + 4 <= m; i0 += 4) {
-        __m256d r0 = _mm256_loadu_pd(x + i0), r1 = _mm256_loadu_pd(xd + i0);
-        __m256d r2 = _mm256_loadu_pd(th + i0), r3 = _mm256_loadu_pd(thd + i0);
-        CCGYM_TRANSPOSE4_PD(r0, r1, r2, r3);
-        _mm256_storeu_pd(&st[i0 + 0].x, r0);
-        _mm256_storeu_pd(&st[i0 + 1].x, r1);
-        _mm256_storeu_pd(&st[i0 + 2].x, r2);
-        _mm256_storeu_pd(&st[i0 + 3].x, r3);
-        _mm_storeu_ps(obs + 4 * i0 + 0, _mm256_cvtpd_ps(r0));
-        _mm_storeu_ps(obs + 4 * i0 + 4, _mm256_cvtpd_ps(r1));
-        _mm_storeu_ps(obs + 4 * i0 + 8, _mm256_cvtpd_ps(r2));
-        _mm_storeu_ps(obs + 4 * i0 + 12, _mm256_cvtpd_ps(r3));
-    }
-#endif
-    for (size_t i = i0; i < m; i++) {
-        st[i].x = x[i];
-        st[i].x_dot = xd[i];
-        st[i].theta = th[i];
-        st[i].theta_dot = thd[i];
-        obs[4 * i + 0] = (float)x[i];
-        obs[4 * i + 1] = (float)xd[i];
-        obs[4 * i + 2] = (float)th[i];
-        obs[4 * i + 3] = (float)thd[i];
-    }
+    /* back, with the observations */
+    ccgym_block_store4(st, sizeof *st, m, x, xd, th, thd, obs);
     /* the alive reward, and the bookkeeping (a terminated instance's reward
      * and its share of the return come next, from a list of them made
      * without branches: terminations are random) */

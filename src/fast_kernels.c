@@ -23,14 +23,6 @@
 #include <immintrin.h>
 #endif
 
-/* GCC 12 warns "may be used uninitialized" where a block's scratch array
- * (x[BLOCK], ...) goes to ccgym_fast_sincos_n's const pointer: only its first
- * m entries are written, and only those are read. A false positive (clang
- * has no such warning); silenced here so the -Werror builds (MinGW-w64,
- * tools/wine_check.sh) take this file. No effect on the code generated. */
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
 
 /* GCC's "no loop-carried dependence" hint; clang and others do not know the
  * pragma (-Wunknown-pragmas) and vectorise these loops with their own run-time
@@ -211,29 +203,8 @@ CCGYM_INLINE void cartpole_block(const ccgym_batch *b, const void *actions, size
     const fast_book bk = fast_book_init(b, lo, special);
     double x[BLOCK], xd[BLOCK], th[BLOCK], thd[BLOCK];
     double sn[BLOCK], cs[BLOCK];
-    size_t i0 = 0;
-
-#if defined(__AVX2__)
-    for (; i0 + 4 <= m; i0 += 4) {
-        /* The next block's state, ahead of its use (160 bytes a pass). */
-        CCGYM_PREFETCH_W((const char *)&st[i0 + BLOCK]);
-        CCGYM_PREFETCH_W((const char *)&st[i0 + BLOCK] + 64);
-        CCGYM_PREFETCH_W((const char *)&st[i0 + BLOCK] + 128);
-        __m256d r0 = _mm256_loadu_pd(&st[i0 + 0].x), r1 = _mm256_loadu_pd(&st[i0 + 1].x);
-        __m256d r2 = _mm256_loadu_pd(&st[i0 + 2].x), r3 = _mm256_loadu_pd(&st[i0 + 3].x);
-        CCGYM_TRANSPOSE4_PD(r0, r1, r2, r3);
-        _mm256_storeu_pd(x + i0, r0);
-        _mm256_storeu_pd(xd + i0, r1);
-        _mm256_storeu_pd(th + i0, r2);
-        _mm256_storeu_pd(thd + i0, r3);
-    }
-#endif
-    for (size_t i = i0; i < m; i++) {
-        x[i] = st[i].x;
-        xd[i] = st[i].x_dot;
-        th[i] = st[i].theta;
-        thd[i] = st[i].theta_dot;
-    }
+    /* (with the next block's states prefetched: 160 bytes a pass) */
+    ccgym_block_load4(st, sizeof *st, m, BLOCK, x, xd, th, thd);
     ccgym_fast_sincos_n(th, sn, cs, m);
     /* No branches in the passes: random actions would mispredict. */
 CCGYM_IVDEP
@@ -273,32 +244,7 @@ CCGYM_IVDEP
         terminated[i] = t;
         fast_book_step(&bk, i, t ? 0.0 : r, t);
     }
-    i0 = 0;
-#if defined(__AVX2__)
-    for (; i0 + 4 <= m; i0 += 4) {
-        __m256d r0 = _mm256_loadu_pd(x + i0), r1 = _mm256_loadu_pd(xd + i0);
-        __m256d r2 = _mm256_loadu_pd(th + i0), r3 = _mm256_loadu_pd(thd + i0);
-        CCGYM_TRANSPOSE4_PD(r0, r1, r2, r3);
-        _mm256_storeu_pd(&st[i0 + 0].x, r0);
-        _mm256_storeu_pd(&st[i0 + 1].x, r1);
-        _mm256_storeu_pd(&st[i0 + 2].x, r2);
-        _mm256_storeu_pd(&st[i0 + 3].x, r3);
-        _mm_storeu_ps(obs + 4 * i0 + 0, _mm256_cvtpd_ps(r0));
-        _mm_storeu_ps(obs + 4 * i0 + 4, _mm256_cvtpd_ps(r1));
-        _mm_storeu_ps(obs + 4 * i0 + 8, _mm256_cvtpd_ps(r2));
-        _mm_storeu_ps(obs + 4 * i0 + 12, _mm256_cvtpd_ps(r3));
-    }
-#endif
-    for (size_t i = i0; i < m; i++) {
-        st[i].x = x[i];
-        st[i].x_dot = xd[i];
-        st[i].theta = th[i];
-        st[i].theta_dot = thd[i];
-        obs[4 * i + 0] = (float)x[i];
-        obs[4 * i + 1] = (float)xd[i];
-        obs[4 * i + 2] = (float)th[i];
-        obs[4 * i + 3] = (float)thd[i];
-    }
+    ccgym_block_store4(st, sizeof *st, m, x, xd, th, thd, obs);
     /* The terminated instances, eight flags at a time; not those awaiting a
      * NEXT_STEP reset (the driver resets them, which sets all of this). */
     const uint8_t *pend = b->pending_reset + lo;

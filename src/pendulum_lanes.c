@@ -20,13 +20,6 @@
 
 #define BLOCK CCGYM_FAST_BLOCK
 
-/* GCC 12 warns "may be used uninitialized" where a block's scratch array
- * goes to ccgym_xm_sincos_array's const pointer: only its first m entries are
- * written, and only those are read (as in src/fast_kernels.c). */
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
-
 CCGYM_ALWAYS_INLINE void pendulum_lanes(const ccgym_batch *b, const void *actions, size_t lo,
                                         size_t hi, uint8_t *special, const size_t ps)
 {
