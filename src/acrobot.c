@@ -110,30 +110,16 @@ static void ccgym_acrobot_params_init_values(void *p, const double *v)
                               v[7], v[8], v[9], (int)v[10], (int)v[11]);
 }
 
-/* AcrobotEnv._dsdt on s = (theta1, theta2, dtheta1, dtheta2), torque a. */
+/* AcrobotEnv._dsdt on s = (theta1, theta2, dtheta1, dtheta2), torque a:
+ * the step body's (ccgym/acrobot.h) over libm's cos and sin. */
 static inline void acrobot_dsdt(const ccgym_acrobot_params *p, const double *s, double a,
                                 double *out)
 {
-    const double m2 = p->link_mass_2, I1 = p->link_moi, I2 = p->link_moi;
-    const double theta1 = s[0], theta2 = s[1], dtheta1 = s[2], dtheta2 = s[3];
-    const double cos_t2 = cos(theta2), sin_t2 = sin(theta2);
-    const double d1 = p->d1_a + m2 * (p->d1_b + p->d1_c * cos_t2) + I1 + I2;
-    const double d2 = m2 * (p->d2_a + p->d2_b * cos_t2) + I2;
-    const double phi2 = p->phi2_c * cos(theta1 + theta2 - M_PI / 2.0);
-    const double phi1 = p->phi1_a * ccgym_pow2(dtheta2) * sin_t2 -
-                        p->phi1_b * dtheta2 * dtheta1 * sin_t2 +
-                        p->phi1_c * cos(theta1 - M_PI / 2) + phi2;
-    double ddtheta2;
-    if (p->book)
-        ddtheta2 = (a + d2 / d1 * phi1 - p->dd2_c * ccgym_pow2(dtheta1) * sin_t2 - phi2) /
-                   (p->den_a - ccgym_pow2(d2) / d1);
-    else
-        ddtheta2 = (a + d2 / d1 * phi1 - phi2) / (p->den_a - ccgym_pow2(d2) / d1);
-    const double ddtheta1 = -(d2 * ddtheta2 + phi1) / d1;
-    out[0] = dtheta1;
-    out[1] = dtheta2;
-    out[2] = ddtheta1;
-    out[3] = ddtheta2;
+    double ang[3];
+    ccgym_acrobot_dsdt_angles(s, ang);
+    const double cos_t2 = cos(ang[0]);
+    const ccgym_acrobot_squares sq = ccgym_acrobot_squares_of(p, s, cos_t2);
+    ccgym_acrobot_dsdt_body(p, s, a, cos_t2, sin(ang[0]), cos(ang[1]), cos(ang[2]), &sq, out);
 }
 
 /* A step's observation of its new state s (_get_ob: float64 cos/sin). */
@@ -154,31 +140,18 @@ CCGYM_INLINE void ccgym_acrobot_step(const ccgym_acrobot_params *p, ccgym_acrobo
     double torque = ccgym_acrobot_torque(p, *action);
     if (p->torque_noise_max > 0)
         torque += ccgym_acrobot_torque_noise(p, rng);
-    /* rk4(self._dsdt, s_augmented, [0, self.dt]): one step of size dt; the
-     * torque rides along as a fifth state with derivative 0. */
-    const double dt = p->dt - 0, dt2 = dt / 2.0;
+    /* rk4 (ccgym/acrobot.h: ccgym_acrobot_rk4_stage) */
+    const double dt = p->dt - 0;
     const double *y0 = st->s;
-    double k1[4], k2[4], k3[4], k4[4], y[4];
-    acrobot_dsdt(p, y0, torque, k1);
-    for (int j = 0; j < 4; j++)
-        y[j] = y0[j] + dt2 * k1[j];
-    acrobot_dsdt(p, y, torque + dt2 * 0.0, k2);
-    for (int j = 0; j < 4; j++)
-        y[j] = y0[j] + dt2 * k2[j];
-    acrobot_dsdt(p, y, torque + dt2 * 0.0, k3);
-    for (int j = 0; j < 4; j++)
-        y[j] = y0[j] + dt * k3[j];
-    acrobot_dsdt(p, y, torque + dt * 0.0, k4);
-    double ns[4];
-    for (int j = 0; j < 4; j++)
-        ns[j] = y0[j] + dt / 6.0 * (k1[j] + 2 * k2[j] + 2 * k3[j] + k4[j]);
-    ns[0] = ccgym_acrobot_wrap(ns[0], -M_PI, M_PI);
-    ns[1] = ccgym_acrobot_wrap(ns[1], -M_PI, M_PI);
-    ns[2] = ccgym_py_bound(ns[2], -p->max_vel_1, p->max_vel_1);
-    ns[3] = ccgym_py_bound(ns[3], -p->max_vel_2, p->max_vel_2);
+    double k[4][4], y[4], ns[4], unused = 0;
+    for (int j = 0; j < 4; j++) {
+        const double a = ccgym_acrobot_rk4_stage(j, dt, y0, j ? k[j - 1] : y0, torque, y);
+        acrobot_dsdt(p, y, a, k[j]);
+    }
+    ccgym_acrobot_rk4_end(0, p, dt, y0, k[0], k[1], k[2], k[3], ns, &unused);
     for (int j = 0; j < 4; j++)
         st->s[j] = ns[j];
-    const int term = -cos(ns[0]) - cos(ns[1] + ns[0]) > 1.0;
+    const int term = ccgym_acrobot_terminal(cos(ns[0]), cos(ns[1] + ns[0]));
     *terminated = (uint8_t)term;
     *reward = term ? 0.0 : -1.0;
     acrobot_step_obs(ns, obs);
@@ -237,8 +210,12 @@ static const float ccgym_acrobot_obs_low[6] = {-1.0f, -1.0f, -1.0f, -1.0f, -(flo
 static const float ccgym_acrobot_obs_high[6] = {1.0f, 1.0f, 1.0f, 1.0f, (float)(4 * M_PI),
                                                 (float)(9 * M_PI)};
 
+/* The exact step in SIMD lanes (src/acrobot_lanes.c, the same step body), per ISA. */
+CCGYM_LANES_BLOCK(ccgym_acrobot)
+
 CCGYM_DEFINE_ENV(ccgym_acrobot, ccgym_acrobot_state, ccgym_acrobot_params, int64_t, 0, 3, 6,
                  -0.1, 0.1, ccgym_acrobot_fast_step_range, .name = "Acrobot",
                  .reset_option_a = "low", .reset_option_b = "high", .canvas_width = 500,
                  .canvas_height = 500, .gym_class = "AcrobotEnv", .scene = "acrobot",
-                 .obs_low = ccgym_acrobot_obs_low, .obs_high = ccgym_acrobot_obs_high)
+                 .obs_low = ccgym_acrobot_obs_low, .obs_high = ccgym_acrobot_obs_high,
+                 .exact_lanes_block = CCGYM_LANES_BLOCK_OF(ccgym_acrobot))

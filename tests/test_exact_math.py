@@ -187,7 +187,11 @@ def test_lanes_block_edge_states_and_params(kind, per_instance):
                 par[k] = np.where(np.arange(n) % 3 == 0, 2.0, v)
             elif isinstance(v, float) and v:
                 par[k] = v * rng.uniform(0.5, 1.5, n)
-    floats = [f for f in info.state_dtype.names if info.state_dtype[f] == np.float64]
+    # every float64 state value, a field's array elements each apart
+    floats = [(f, j) for f in info.state_dtype.names
+              if info.state_dtype[f].base == np.float64
+              for j in range(int(np.prod(info.state_dtype[f].shape, dtype=int)))]
+    assert floats
     runs = []
     for lanes in (True, False):
         prev = _core._exact_math_use_lanes(lanes)
@@ -196,8 +200,8 @@ def test_lanes_block_edge_states_and_params(kind, per_instance):
             b.seed_range(5)
             b.reset()
             view = b.state_view(info.state_dtype)
-            for j, f in enumerate(floats):
-                col = view[f]
+            for j, (f, e) in enumerate(floats):
+                col = view[f].reshape(n, -1)[:, e]
                 col[j::len(floats)][: len(_EDGE)] = _EDGE[: len(col[j::len(floats)])]
             out = []
             arng = np.random.default_rng(3)
@@ -217,6 +221,63 @@ def test_lanes_block_edge_states_and_params(kind, per_instance):
     for x, y in zip(*runs):
         for u, v in zip(x, y):
             assert u.tobytes() == v.tobytes()
+
+def _other_keywords(kind):
+    """Each constructor keyword of kind away from Gymnasium's default: a
+    switch flipped, a number scaled (a zero one made 0.125)."""
+    from ccgym import _params
+
+    info = _core.env_info(kind)
+    out = {}
+    for key, value in _params.keyword_defaults(kind).items():
+        choices = info.switches.get(info.keywords[key])
+        if isinstance(value, bool):
+            out[key] = not value
+        elif isinstance(value, str):
+            out[key] = next(c for c in choices if c != value)
+        else:
+            out[key] = value * 0.75 if value else 0.125
+    return out
+
+
+@pytest.mark.parametrize("kind", _core.exact_lanes_kinds())
+@pytest.mark.parametrize("mode", [_core.AUTORESET_NEXT_STEP, _core.AUTORESET_SAME_STEP])
+def test_lanes_block_with_every_keyword_changed(kind, mode):
+    """The lanes block against the per-instance step with every constructor
+    keyword away from its default (Acrobot's torque noise: the block draws
+    it as the per-instance step does, and none for an instance awaiting a
+    NEXT_STEP reset; its nips switch; CartPole's Sutton-Barto reward; ...),
+    over episodes that end, bit for bit."""
+    from ccgym import _params
+
+    info = _core.env_info(kind)
+    kw = _other_keywords(kind)
+    assert kw or not info.keywords
+    n = 100
+    runs = []
+    for lanes in (True, False):
+        prev = _core._exact_math_use_lanes(lanes)
+        try:
+            b = _core.Batch(kind, n, _params.params(kind, **kw), 23, mode, 1)
+            b.seed_range(9)
+            b.reset()
+            out = []
+            arng = np.random.default_rng(4)
+            for _ in range(80):
+                if info.action_dim == 0:
+                    a = arng.integers(0, info.n_actions, size=n)
+                else:
+                    a = arng.uniform(-3, 3, size=(n, info.action_dim)).astype(np.float32)
+                r = b.step(a)
+                out.append([np.array(v, copy=True) for v in r if isinstance(v, np.ndarray)])
+                out.append([np.array(b.state_view(info.state_dtype), copy=True)])
+            runs.append(out)
+        finally:
+            _core._exact_math_use_lanes(prev)
+    for x, y in zip(*runs):
+        for u, v in zip(x, y):
+            assert u.tobytes() == v.tobytes()
+
 
 # ---- x ** 2 without pow, and numpy's float64 remainder without fmod
 
