@@ -37,7 +37,7 @@ CCGYM_ALWAYS_INLINE void acrobot_lanes(const ccgym_batch *b, const void *actions
     const int skip_pending = b->autoreset_mode == CCGYM_AUTORESET_NEXT_STEP;
     double y0[4][BLOCK], y[4][BLOCK], k[4][4][BLOCK], torque[BLOCK], slow[BLOCK];
     double ang[3][BLOCK], sn[3][BLOCK], cs[3][BLOCK];
-    double sq[3][BLOCK], d2v[BLOCK], sq_slow[3][BLOCK];
+    double sq[3][BLOCK], d2v[BLOCK], sq_slow[3][BLOCK], sq_any[BLOCK];
     uint16_t left[BLOCK];
     /* the squares' rule accepted by the self-check: else every instance is slow */
     const int sure = ccgym_pow2_fast;
@@ -83,16 +83,17 @@ CCGYM_ALWAYS_INLINE void acrobot_lanes(const ccgym_batch *b, const void *actions
             sq_slow[0][i] = s0;
             sq_slow[1][i] = s1;
             sq_slow[2][i] = p->book ? s2 : 0.0; /* (nips: unused) */
+            sq_any[i] = s0 + s1 + sq_slow[2][i];
         }
-        for (int j = 0; j < 3; j++) {
-            const double *x = j == 0 ? y[3] : j == 1 ? d2v : y[2];
-            size_t n_left = 0;
-            for (size_t i = 0; i < m; i++) {
-                left[n_left] = (uint16_t)i;
-                n_left += !sure || sq_slow[j][i] != 0;
-            }
-            for (size_t q = 0; q < n_left; q++)
-                sq[j][left[q]] = ccgym_pow2(x[left[q]]);
+        const size_t n_left = ccgym_block_list(sq_any, m, !sure, left);
+        for (size_t q = 0; q < n_left; q++) {
+            const size_t i = left[q];
+            if (!sure || sq_slow[0][i] != 0)
+                sq[0][i] = ccgym_pow2(y[3][i]);
+            if (!sure || sq_slow[1][i] != 0)
+                sq[1][i] = ccgym_pow2(d2v[i]);
+            if (!sure || sq_slow[2][i] != 0)
+                sq[2][i] = ccgym_pow2(y[2][i]);
         }
         for (size_t i = 0; i < m; i++) {
             const ccgym_acrobot_params *p = ps ? P + i : &shared;
@@ -124,10 +125,7 @@ CCGYM_ALWAYS_INLINE void acrobot_lanes(const ccgym_batch *b, const void *actions
             y[j][i] = ns[j];
         slow[i] = sl;
     }
-    double nslow = 0;
-    for (size_t i = 0; i < m; i++)
-        nslow += slow[i];
-    if (CCGYM_UNLIKELY(nslow != 0))
+    if (CCGYM_UNLIKELY(ccgym_block_any(slow, m)))
         for (size_t i = 0; i < m; i++) {
             if (slow[i] == 0)
                 continue;

@@ -59,6 +59,30 @@ CCGYM_INLINE void fast_book_step(const fast_book *k, size_t i, double r, uint8_t
     k->special[i] = (uint8_t)(term | trunc | (k->pending[i] & k->pend_mask));
 }
 
+/* The lanes blocks' hand-back to the scalar backend: whether any of m
+ * counts is nonzero (an integer reduction, which vectorises where a sum of
+ * doubles would not), and the list of the i < m whose count is nonzero, or of
+ * every i when all, made without branches (the marked instances are random:
+ * a branch per instance would be mispredicted). */
+CCGYM_ALWAYS_INLINE int ccgym_block_any(const double *__restrict count, size_t m)
+{
+    int any = 0;
+    for (size_t i = 0; i < m; i++)
+        any |= count[i] != 0;
+    return any;
+}
+
+CCGYM_ALWAYS_INLINE size_t ccgym_block_list(const double *__restrict count, size_t m, int all,
+                                            uint16_t *__restrict list)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < m; i++) {
+        list[n] = (uint16_t)i;
+        n += all || count[i] != 0;
+    }
+    return n;
+}
+
 #if defined(__AVX__)
 #include <immintrin.h>
 #endif

@@ -31,10 +31,13 @@ CCGYM_ALWAYS_INLINE void pendulum_lanes(const ccgym_batch *b, const void *action
     float *__restrict obs = b->obs + lo * 3;
     double th[BLOCK], thd[BLOCK], sn[BLOCK], cs[BLOCK];
     double nth[BLOCK], nthd[BLOCK], nu[BLOCK], rew[BLOCK];
+    double u[BLOCK], an[BLOCK], sq[3][BLOCK], sq_slow[3][BLOCK], sq_any[BLOCK], whole[BLOCK];
     int64_t nut[BLOCK];
-    double slow[BLOCK];
+    uint16_t left[BLOCK];
     /* the squares' rule accepted by the self-check: else every instance is slow */
     const int sure = ccgym_pow2_fast && ccgym_pow2f_fast;
+    /* u's type in the untyped step: the float32 action's and a Python max_torque's */
+    const int ut = ccgym_num_promote(CCGYM_T_F32, CCGYM_T_PY);
     for (size_t i = 0; i < m; i++) {
         th[i] = st[i].th;
         thd[i] = st[i].thdot;
@@ -42,26 +45,61 @@ CCGYM_ALWAYS_INLINE void pendulum_lanes(const ccgym_batch *b, const void *action
     ccgym_xm_sincos_array(th, sn, cs, m);
     /* shared params: a local copy, so that the loop reads them as constants */
     const ccgym_pendulum_params shared = *P;
+    /* the values the step squares and their squares by the lanes rule; an
+     * instance the backend cannot take whole (th beyond fmod's Dekker range,
+     * numpy-typed attributes) is marked for the scalar step */
+    for (size_t i = 0; i < m; i++) {
+        const ccgym_pendulum_params *p = ps ? P + i : &shared;
+        ccgym_pendulum_state s;
+        s.th = th[i];
+        s.thdot = thd[i];
+        double w = p->typed ? 1.0 : 0.0, f0 = 0, f1 = 0, f2 = 0;
+        const ccgym_pendulum_pre pre = ccgym_pendulum_pre_bk(1, p, &s, act[i], CCGYM_T_F32, 0, &w);
+        u[i] = pre.u.v;
+        an[i] = pre.an;
+        sq[0][i] = (double)ccgym_pow2f_bk(1, (float)pre.u.v, &f0);
+        sq[1][i] = ccgym_pow2_bk(1, pre.an, &f1);
+        sq[2][i] = ccgym_pow2_bk(1, thd[i], &f2);
+        sq_slow[0][i] = f0;
+        sq_slow[1][i] = f1;
+        sq_slow[2][i] = f2;
+        sq_any[i] = f0 + f1 + f2;
+        whole[i] = w;
+    }
+    /* pow for the squares the rule left to it, one square at a time */
+    const size_t n_left = ccgym_block_list(sq_any, m, !sure, left);
+    for (size_t q = 0; q < n_left; q++) {
+        const size_t i = left[q];
+        if (!sure || sq_slow[0][i] != 0)
+            sq[0][i] = (double)ccgym_pow2f((float)u[i]);
+        if (!sure || sq_slow[1][i] != 0)
+            sq[1][i] = ccgym_pow2(an[i]);
+        if (!sure || sq_slow[2][i] != 0)
+            sq[2][i] = ccgym_pow2(thd[i]);
+    }
+    /* the rest of the step from them */
     for (size_t i = 0; i < m; i++) {
         const ccgym_pendulum_params *p = ps ? P + i : &shared;
         ccgym_pendulum_state s, next;
         s.th = th[i];
         s.thdot = thd[i];
-        double sl = p->typed ? 1.0 : 0.0;
-        ccgym_pendulum_step_body(1, p, &s, sn[i], act[i], CCGYM_T_F32, 0, &next, &rew[i], &sl);
+        ccgym_pendulum_pre pre;
+        pre.u = ccgym_num_of(u[i], ut);
+        pre.an = an[i];
+        ccgym_pendulum_squares q;
+        q.u = ccgym_num_of(sq[0][i], ut);
+        q.an = sq[1][i];
+        q.thdot = sq[2][i];
+        ccgym_pendulum_step_rest(p, &s, sn[i], 0, &pre, &q, &next, &rew[i]);
         nth[i] = next.th;
         nthd[i] = next.thdot;
         nu[i] = next.last_u;
-        nut[i] = CCGYM_T_F32;
-        slow[i] = sl;
+        nut[i] = next.last_u_t;
     }
-    double nslow = 0;
-    for (size_t i = 0; i < m; i++)
-        nslow += slow[i];
-    const int any = !sure || nslow != 0;
-    if (CCGYM_UNLIKELY(any))
+    /* the instances marked whole: the scalar step body */
+    if (CCGYM_UNLIKELY(ccgym_block_any(whole, m)))
         for (size_t i = 0; i < m; i++) {
-            if (sure && slow[i] == 0)
+            if (whole[i] == 0)
                 continue;
             const ccgym_pendulum_params *p = P + i * ps;
             ccgym_pendulum_state s, next;
@@ -84,15 +122,19 @@ CCGYM_ALWAYS_INLINE void pendulum_lanes(const ccgym_batch *b, const void *action
         st[i].thdot = nthd[i];
         st[i].last_u = nu[i];
         st[i].last_u_t = nut[i];
-        b->reward[lo + i] = rew[i];
-        b->terminated[lo + i] = 0;
+    }
+    double *__restrict reward = b->reward + lo;
+    uint8_t *__restrict terminated = b->terminated + lo;
+    for (size_t i = 0; i < m; i++) {
+        reward[i] = rew[i];
+        terminated[i] = 0;
         fast_book_step(&bk, i, rew[i], 0);
-        obs[3 * i + 2] = (float)nthd[i];
     }
     ccgym_xm_sincos_array(nth, sn, cs, m);
     for (size_t i = 0; i < m; i++) {
         obs[3 * i + 0] = (float)cs[i];
         obs[3 * i + 1] = (float)sn[i];
+        obs[3 * i + 2] = (float)nthd[i];
     }
 }
 

@@ -50,18 +50,61 @@ CCGYM_ALWAYS_INLINE void ccgym_pendulum_step_body(const int lanes, const ccgym_p
                                                   const ccgym_pendulum_state *s, double sin_th,
                                                   double a, int at, int typed,
                                                   ccgym_pendulum_state *next, double *reward,
-                                                  double *slow)
+                                                  double *slow);
+
+/* The body in the three parts the lanes block runs as passes of its own
+ * (ccgym_pendulum_step_body composes them): the values the step squares,
+ * u = np.clip(u, -max_torque, max_torque)[0] and angle_normalize(th) ... */
+typedef struct ccgym_pendulum_pre {
+    ccgym_num u;
+    double an;
+} ccgym_pendulum_pre;
+
+CCGYM_ALWAYS_INLINE ccgym_pendulum_pre ccgym_pendulum_pre_bk(const int lanes,
+                                                            const ccgym_pendulum_params *p,
+                                                            const ccgym_pendulum_state *s,
+                                                            double a, int at, int typed,
+                                                            double *slow)
 {
-    const double th = s->th, thdot = s->thdot, dt = p->dt;
     const ccgym_num max_torque =
         ccgym_num_of(p->max_torque, typed ? (int)p->max_torque_t : CCGYM_T_PY);
-    const ccgym_num u =
-        ccgym_num_clip(ccgym_num_of(a, at), ccgym_num_neg(max_torque), max_torque);
-    const double an = ccgym_npy_remainder_bk(lanes, th + M_PI, 2 * M_PI, slow) - M_PI;
-    const ccgym_num u_cost =
-        ccgym_num_op(ccgym_num_py(0.001), ccgym_num_pow2_bk(lanes, u, slow), CCGYM_OP_MUL);
-    const double costs = ccgym_pow2_bk(lanes, an, slow) +
-                         0.1 * ccgym_pow2_bk(lanes, thdot, slow) + u_cost.v;
+    ccgym_pendulum_pre r;
+    r.u = ccgym_num_clip(ccgym_num_of(a, at), ccgym_num_neg(max_torque), max_torque);
+    r.an = ccgym_npy_remainder_bk(lanes, s->th + M_PI, 2 * M_PI, slow) - M_PI;
+    return r;
+}
+
+/* ... their squares and thdot's, `**` on numpy scalars (libm pow, powf for
+ * a float32 u): the body takes them as inputs, so that the lanes block can
+ * take them by the lanes rule and call pow for the few it leaves to pow,
+ * one square at a time ... */
+typedef struct ccgym_pendulum_squares {
+    ccgym_num u;
+    double an, thdot;
+} ccgym_pendulum_squares;
+
+CCGYM_ALWAYS_INLINE ccgym_pendulum_squares ccgym_pendulum_squares_bk(const int lanes,
+                                                                    const ccgym_pendulum_pre *pre,
+                                                                    double thdot, double *slow)
+{
+    ccgym_pendulum_squares q;
+    q.u = ccgym_num_pow2_bk(lanes, pre->u, slow);
+    q.an = ccgym_pow2_bk(lanes, pre->an, slow);
+    q.thdot = ccgym_pow2_bk(lanes, thdot, slow);
+    return q;
+}
+
+/* ... and the rest of the step from them. */
+CCGYM_ALWAYS_INLINE void ccgym_pendulum_step_rest(const ccgym_pendulum_params *p,
+                                                  const ccgym_pendulum_state *s, double sin_th,
+                                                  int typed, const ccgym_pendulum_pre *pre,
+                                                  const ccgym_pendulum_squares *sq,
+                                                  ccgym_pendulum_state *next, double *reward)
+{
+    const double th = s->th, thdot = s->thdot, dt = p->dt;
+    const ccgym_num u = pre->u;
+    const ccgym_num u_cost = ccgym_num_op(ccgym_num_py(0.001), sq->u, CCGYM_OP_MUL);
+    const double costs = sq->an + 0.1 * sq->thdot + u_cost.v;
     const ccgym_num u_acc =
         ccgym_num_op(ccgym_num_of(p->torque_coef, typed ? (int)p->torque_coef_t : CCGYM_T_PY), u,
                      CCGYM_OP_MUL);
@@ -72,6 +115,17 @@ CCGYM_ALWAYS_INLINE void ccgym_pendulum_step_body(const int lanes, const ccgym_p
     next->last_u = u.v;
     next->last_u_t = u.t;
     *reward = -costs;
+}
+
+CCGYM_ALWAYS_INLINE void ccgym_pendulum_step_body(const int lanes, const ccgym_pendulum_params *p,
+                                                  const ccgym_pendulum_state *s, double sin_th,
+                                                  double a, int at, int typed,
+                                                  ccgym_pendulum_state *next, double *reward,
+                                                  double *slow)
+{
+    const ccgym_pendulum_pre pre = ccgym_pendulum_pre_bk(lanes, p, s, a, at, typed, slow);
+    const ccgym_pendulum_squares sq = ccgym_pendulum_squares_bk(lanes, &pre, s->thdot, slow);
+    ccgym_pendulum_step_rest(p, s, sin_th, typed, &pre, &sq, next, reward);
 }
 
 extern const ccgym_env_def ccgym_pendulum_def;
