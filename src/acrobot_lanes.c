@@ -28,7 +28,6 @@
 CCGYM_ALWAYS_INLINE void acrobot_lanes(const ccgym_batch *b, const void *actions, size_t lo,
                                        size_t hi, uint8_t *special, const size_t ps)
 {
-    const fast_book bk = fast_book_init(b, lo, special);
     const size_t m = hi - lo;
     ccgym_acrobot_state *__restrict st = (ccgym_acrobot_state *)b->state + lo;
     const ccgym_acrobot_params *__restrict P = (const ccgym_acrobot_params *)b->params + lo * ps;
@@ -156,7 +155,6 @@ CCGYM_ALWAYS_INLINE void acrobot_lanes(const ccgym_batch *b, const void *actions
         const double r = t ? 0.0 : -1.0;
         terminated[i] = t;
         reward[i] = r;
-        fast_book_step(&bk, i, r, t);
         obs[6 * i + 0] = (float)cs[0][i];
         obs[6 * i + 1] = (float)sn[0][i];
         obs[6 * i + 2] = (float)cs[1][i];
@@ -164,6 +162,7 @@ CCGYM_ALWAYS_INLINE void acrobot_lanes(const ccgym_batch *b, const void *actions
         obs[6 * i + 4] = (float)y[2][i];
         obs[6 * i + 5] = (float)y[3][i];
     }
+    fast_book_block(b, lo, m, reward, terminated, special);
 }
 
 void CCGYM_LANES_FN(ccgym_acrobot_lanes_block)(CCGYM_LANES_BLOCK_ARGS)

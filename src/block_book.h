@@ -59,6 +59,33 @@ CCGYM_INLINE void fast_book_step(const fast_book *k, size_t i, double r, uint8_t
     k->special[i] = (uint8_t)(term | trunc | (k->pending[i] & k->pend_mask));
 }
 
+/* fast_book_step over a whole block, in passes that vectorise (one type of
+ * value each, restrict pointers): ret_add[i] added to instance lo + i's
+ * return, term[i] its terminated flag (NULL: none terminates), its
+ * truncation and special[i] as fast_book_step sets them. */
+CCGYM_INLINE void fast_book_block(const ccgym_batch *b, size_t lo, size_t m,
+                                  const double *__restrict ret_add,
+                                  const uint8_t *__restrict term, uint8_t *__restrict special)
+{
+    const int64_t *__restrict start = b->episode_start + lo;
+    double *__restrict ep_return = b->episode_return + lo;
+    uint8_t *__restrict truncated = b->truncated + lo;
+    const uint8_t *__restrict pending = b->pending_reset + lo;
+    const int64_t last_start = ccgym_last_start(b);
+    const uint8_t check = b->check_truncation ? 1 : 0;
+    const uint8_t pend_mask = b->autoreset_mode == CCGYM_AUTORESET_NEXT_STEP ? 1 : 0;
+    for (size_t i = 0; i < m; i++)
+        ep_return[i] = ep_return[i] + ret_add[i];
+    for (size_t i = 0; i < m; i++)
+        truncated[i] = ccgym_truncates(check, start[i], last_start);
+    if (term)
+        for (size_t i = 0; i < m; i++)
+            special[i] = (uint8_t)(term[i] | truncated[i] | (pending[i] & pend_mask));
+    else
+        for (size_t i = 0; i < m; i++)
+            special[i] = (uint8_t)(truncated[i] | (pending[i] & pend_mask));
+}
+
 /* The lanes blocks' hand-back to the scalar backend: whether any of m
  * counts is nonzero (an integer reduction, which vectorises where a sum of
  * doubles would not), and the list of the i < m whose count is nonzero, or of

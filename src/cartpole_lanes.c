@@ -22,7 +22,6 @@
 CCGYM_ALWAYS_INLINE void cartpole_lanes(const ccgym_batch *b, const void *actions, size_t lo,
                                         size_t hi, uint8_t *special, const size_t ps)
 {
-    const fast_book bk = fast_book_init(b, lo, special);
     const size_t m = hi - lo;
     ccgym_cartpole_state *__restrict st = (ccgym_cartpole_state *)b->state + lo;
     const ccgym_cartpole_params *__restrict P = (const ccgym_cartpole_params *)b->params + lo * ps;
@@ -54,16 +53,20 @@ CCGYM_ALWAYS_INLINE void cartpole_lanes(const ccgym_batch *b, const void *action
      * without branches: terminations are random) */
     double *__restrict reward = b->reward + lo, *__restrict ep_return = b->episode_return + lo;
     uint8_t *__restrict terminated = b->terminated + lo;
-    size_t fell[BLOCK], nfell = 0;
+    double ret_add[BLOCK];
     for (size_t i = 0; i < m; i++) {
         const ccgym_cartpole_params *p = ps ? P + i : &shared;
         const uint8_t t = (uint8_t)term[i];
         const double r = p->sutton_barto_reward ? 0.0 : 1.0;
         reward[i] = r;
         terminated[i] = t;
-        fast_book_step(&bk, i, t ? 0.0 : r, t);
+        ret_add[i] = t ? 0.0 : r;
+    }
+    fast_book_block(b, lo, m, ret_add, terminated, special);
+    size_t fell[BLOCK], nfell = 0;
+    for (size_t i = 0; i < m; i++) {
         fell[nfell] = i;
-        nfell += t;
+        nfell += terminated[i];
     }
     for (size_t k = 0; k < nfell; k++) {
         const size_t i = fell[k];

@@ -23,7 +23,6 @@
 CCGYM_ALWAYS_INLINE void pendulum_lanes(const ccgym_batch *b, const void *actions, size_t lo,
                                         size_t hi, uint8_t *special, const size_t ps)
 {
-    const fast_book bk = fast_book_init(b, lo, special);
     const size_t m = hi - lo;
     ccgym_pendulum_state *__restrict st = (ccgym_pendulum_state *)b->state + lo;
     const ccgym_pendulum_params *__restrict P = (const ccgym_pendulum_params *)b->params + lo * ps;
@@ -128,8 +127,8 @@ CCGYM_ALWAYS_INLINE void pendulum_lanes(const ccgym_batch *b, const void *action
     for (size_t i = 0; i < m; i++) {
         reward[i] = rew[i];
         terminated[i] = 0;
-        fast_book_step(&bk, i, rew[i], 0);
     }
+    fast_book_block(b, lo, m, rew, NULL, special);
     ccgym_xm_sincos_array(nth, sn, cs, m);
     for (size_t i = 0; i < m; i++) {
         obs[3 * i + 0] = (float)cs[i];
