@@ -75,98 +75,18 @@ void ccgym_mountain_car_params_init(ccgym_mountain_car_params *p, double goal_ve
     p->action_t = CCGYM_MC_ACTION_PY;
 }
 
-/* Gymnasium's step line by line, each value with its type (ccgym/nptype.h):
- * for the attributes' types (the params' *_t tags), the action's
- * (p->action_t) and the state's (s->typed, the *_t tags). force_t may be
- * CCGYM_MC_FORCE_INT, a Python int: (action - 1) * force is then an
- * integer of the action's type.
- *
- * typed = 0 (a constant: see ccgym_mountain_car_step) is the default's
- * types: Python-number attributes and action, a state of two numpy float64s
- * (the velocity the int 0 at the wall, which computes as 0.0 does: np.clip
- * makes it a float64 either way). Every tag is then a constant the compiler
- * folds, and the step is double arithmetic; the state keeps the default's
- * types (s->typed stays 0). */
+/* The step body (ccgym_mountain_car_step_body, ccgym/mountain_car.h) on one
+ * instance: libm's cos, the state and observation written back. */
 CCGYM_INLINE void mc_step_line_by_line(const ccgym_mountain_car_params *p,
                                        ccgym_mountain_car_state *s, int64_t action, int typed,
                                        float *obs, uint8_t *terminated)
 {
-    /* An attribute with its type, read where it is used (none held across
-     * the cos call, which the compiler cannot move a load past). */
-#define MC_ATTR(NAME) ccgym_num_of(p->NAME, typed ? (int)p->NAME##_t : CCGYM_T_PY)
-    const int force_int = typed && p->force_t == CCGYM_MC_FORCE_INT;
-    const ccgym_num force =
-        ccgym_num_of(p->force, force_int || !typed ? CCGYM_T_PY : (int)p->force_t);
-    const int action_t = typed ? (int)p->action_t : CCGYM_MC_ACTION_PY;
-    int pt = CCGYM_T_F64, vt = CCGYM_T_F64;
-    if (typed) {
-        if (s->typed) {
-            pt = (int)s->position_t;
-            vt = (int)s->velocity_t;
-        } else if (s->velocity == 0 && s->position == p->min_position) {
-            vt = CCGYM_MC_T_INT; /* the default step's wall hit */
-        }
-    }
-    ccgym_num position = ccgym_num_of(s->position, pt);
-    ccgym_num velocity = ccgym_num_of(s->velocity, vt == CCGYM_MC_T_INT ? CCGYM_T_PY : vt);
-
-    /* math.cos(3 * position) * (-self.gravity); -gravity opaque, so the
-     * compiler does not fold velocity + (t1 + cos * -g) into a subtraction
-     * (exact but for a NaN gravity's sign bit, which Gymnasium's negation
-     * flips: ccgym_f64_opaque). */
-    const ccgym_num three_pos = ccgym_num_op(ccgym_num_py(3.0), position, CCGYM_OP_MUL);
-    const ccgym_num neg_gravity = ccgym_num_neg(MC_ATTR(gravity));
-    const ccgym_num t2 = ccgym_num_op(ccgym_num_py(cos(three_pos.v)),
-                                      ccgym_num_of(ccgym_f64_opaque(neg_gravity.v), neg_gravity.t),
-                                      CCGYM_OP_MUL);
-    /* (action - 1) * self.force: a numpy int action promotes with a numpy
-     * float16 to float16 (8 bits), float32 (16) or float64 (32, 64 bits),
-     * with a Python float to float64; times a Python int it stays an int of
-     * its type, which meets t2 as that float type does (a Python float t2:
-     * float64). */
-    const double am1 = (double)(action - 1);
-    const int aeq = action_t == CCGYM_MC_ACTION_I8    ? CCGYM_T_F16
-                    : action_t == CCGYM_MC_ACTION_I16 ? CCGYM_T_F32
-                                                      : CCGYM_T_F64;
-    ccgym_num t1;
-    if (action_t == CCGYM_MC_ACTION_PY)
-        t1 = ccgym_num_op(ccgym_num_py(am1), force, CCGYM_OP_MUL);
-    else if (force_int)
-        t1 = ccgym_num_of(am1 * force.v, t2.t == CCGYM_T_PY ? CCGYM_T_F64 : aeq);
-    else if (force.t == CCGYM_T_PY)
-        t1 = ccgym_num_of(am1 * force.v, CCGYM_T_F64);
-    else
-        t1 = ccgym_num_op(ccgym_num_of(am1, aeq), force, CCGYM_OP_MUL);
-
-    /* velocity += t1 + t2; velocity = np.clip(velocity, -max_speed, max_speed) */
-    velocity = ccgym_num_op(velocity, ccgym_num_op(t1, t2, CCGYM_OP_ADD), CCGYM_OP_ADD);
-    const ccgym_num max_speed = MC_ATTR(max_speed);
-    velocity = ccgym_num_clip(ccgym_num_strong(velocity), ccgym_num_neg(max_speed), max_speed);
-    /* position += velocity; position = np.clip(position, min_position, max_position) */
-    position = ccgym_num_op(position, velocity, CCGYM_OP_ADD);
-    const ccgym_num min_position = MC_ATTR(min_position);
-    position = ccgym_num_clip(ccgym_num_strong(position), min_position, MC_ATTR(max_position));
-    vt = velocity.t;
-    if (ccgym_num_eq(position, min_position) && ccgym_num_lt(velocity, ccgym_num_py(0.0))) {
-        velocity = ccgym_num_py(0.0);
-        vt = CCGYM_MC_T_INT;
-    }
-    *terminated = (uint8_t)(ccgym_num_ge(position, MC_ATTR(goal_position)) &&
-                            ccgym_num_ge(velocity, MC_ATTR(goal_velocity)));
-#undef MC_ATTR
-
-    s->position = position.v;
-    s->velocity = velocity.v;
-    if (typed) {
-        s->position_t = position.t;
-        s->velocity_t = vt;
-        /* The default step's types, which reading the state infers: typed 0. */
-        const int at_wall = velocity.v == 0 && position.v == p->min_position;
-        s->typed = !(position.t == CCGYM_T_F64 &&
-                     (vt == CCGYM_MC_T_INT ? at_wall : vt == CCGYM_T_F64 && !at_wall));
-    }
-    obs[0] = (float)position.v;
-    obs[1] = (float)velocity.v;
+    ccgym_mountain_car_state next;
+    double unused = 0;
+    ccgym_mountain_car_step_body(0, p, s, action, typed, 0.0, &next, terminated, &unused);
+    *s = next;
+    obs[0] = (float)s->position;
+    obs[1] = (float)s->velocity;
 }
 
 /* mc_step_line_by_line with the attributes', action's and state's types
@@ -224,11 +144,15 @@ static inline void ccgym_mountain_car_observe(const ccgym_mountain_car_params *p
 static const float ccgym_mountain_car_obs_low[2] = {(float)-1.2, (float)-0.07};
 static const float ccgym_mountain_car_obs_high[2] = {(float)0.6, (float)0.07};
 
-/* One cos and branchy clipping: nothing for a fast kernel to gain. */
+/* The exact step in SIMD lanes (src/mountain_car_lanes.c, the same step
+ * body), per ISA. (No fast kernel: one cos and branchy clipping, nothing
+ * for one to gain beyond the lanes.) */
+CCGYM_LANES_BLOCK(ccgym_mountain_car)
 
 CCGYM_DEFINE_ENV(ccgym_mountain_car, ccgym_mountain_car_state, ccgym_mountain_car_params, int64_t,
                  0, 3, 2, -0.6, -0.4, ccgym_mountain_car_step_range, .name = "MountainCar",
                  .reset_option_a = "low", .reset_option_b = "high", .canvas_width = 600,
                  .canvas_height = 400, .gym_class = "MountainCarEnv", .scene = "mountain_car",
                  .action_rules = CCGYM_RULE_ASSERTS_CONTAINS | CCGYM_RULE_UNSIGNED_ZERO_WRAPS,
-                 .obs_low = ccgym_mountain_car_obs_low, .obs_high = ccgym_mountain_car_obs_high)
+                 .obs_low = ccgym_mountain_car_obs_low, .obs_high = ccgym_mountain_car_obs_high,
+                 .exact_lanes_block = CCGYM_LANES_BLOCK_OF(ccgym_mountain_car))
