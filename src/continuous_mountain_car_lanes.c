@@ -56,7 +56,7 @@ CCGYM_ALWAYS_INLINE void cmc_lanes(const ccgym_batch *b, const void *actions, si
         s.position = pos[i];
         s.velocity = vel[i];
         s.state_f32 = 1;
-        double sl = (p->typed != 0) | (f32[i] == 0) ? 1.0 : 0.0, r;
+        double sl = ((p->typed != 0) | (f32[i] == 0)) ? 1.0 : 0.0, r;
         float ob[2];
         uint8_t t;
         ccgym_continuous_mountain_car_step_body(1, p, &s, act[i], CCGYM_ACTION_F32, CCGYM_T_F32,
