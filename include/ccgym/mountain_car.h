@@ -112,7 +112,9 @@ CCGYM_ALWAYS_INLINE void ccgym_mountain_car_step_body(const int lanes,
      * with a Python float to float64; times a Python int it stays an int of
      * its type, which meets t2 as that float type does (a Python float t2:
      * float64). */
-    const double am1 = (double)(action - 1);
+    /* (lanes: through int32, which every ISA's lanes convert to double, AVX2
+     * too; the binding admits only actions 0, 1, 2) */
+    const double am1 = lanes ? (double)(int32_t)(action - 1) : (double)(action - 1);
     const int aeq = action_t == CCGYM_MC_ACTION_I8    ? CCGYM_T_F16
                     : action_t == CCGYM_MC_ACTION_I16 ? CCGYM_T_F32
                                                       : CCGYM_T_F64;
