@@ -25,6 +25,25 @@
 
 #define BLOCK CCGYM_FAST_BLOCK
 
+/* rk4's end for instance i of the block: from its y0 and the stages'
+ * derivatives k to its next state in y (ccgym_acrobot_rk4_end). */
+CCGYM_ALWAYS_INLINE void acrobot_end(const int lanes, const ccgym_acrobot_params *p,
+                                     double y0[4][BLOCK], double k[4][4][BLOCK], size_t i,
+                                     double y[4][BLOCK], double *slow)
+{
+    double yi[4], k1[4], k2[4], k3[4], k4[4], ns[4];
+    for (int j = 0; j < 4; j++) {
+        yi[j] = y0[j][i];
+        k1[j] = k[0][j][i];
+        k2[j] = k[1][j][i];
+        k3[j] = k[2][j][i];
+        k4[j] = k[3][j][i];
+    }
+    ccgym_acrobot_rk4_end(lanes, p, p->dt - 0, yi, k1, k2, k3, k4, ns, slow);
+    for (int j = 0; j < 4; j++)
+        y[j][i] = ns[j];
+}
+
 CCGYM_ALWAYS_INLINE void acrobot_lanes(const ccgym_batch *b, const void *actions, size_t lo,
                                        size_t hi, uint8_t *special, const size_t ps)
 {
@@ -110,36 +129,15 @@ CCGYM_ALWAYS_INLINE void acrobot_lanes(const ccgym_batch *b, const void *actions
     }
     /* the end of rk4 into y, and the angles of the observation and of _terminal */
     for (size_t i = 0; i < m; i++) {
-        const ccgym_acrobot_params *p = ps ? P + i : &shared;
-        double yi[4], k1[4], k2[4], k3[4], k4[4], ns[4], sl = 0;
-        for (int j = 0; j < 4; j++) {
-            yi[j] = y0[j][i];
-            k1[j] = k[0][j][i];
-            k2[j] = k[1][j][i];
-            k3[j] = k[2][j][i];
-            k4[j] = k[3][j][i];
-        }
-        ccgym_acrobot_rk4_end(1, p, p->dt - 0, yi, k1, k2, k3, k4, ns, &sl);
-        for (int j = 0; j < 4; j++)
-            y[j][i] = ns[j];
+        double sl = 0;
+        acrobot_end(1, ps ? P + i : &shared, y0, k, i, y, &sl);
         slow[i] = sl;
     }
     if (CCGYM_UNLIKELY(ccgym_block_any(slow, m)))
         for (size_t i = 0; i < m; i++) {
-            if (slow[i] == 0)
-                continue;
-            double yi[4], k1[4], k2[4], k3[4], k4[4], ns[4], unused = 0;
-            for (int j = 0; j < 4; j++) {
-                yi[j] = y0[j][i];
-                k1[j] = k[0][j][i];
-                k2[j] = k[1][j][i];
-                k3[j] = k[2][j][i];
-                k4[j] = k[3][j][i];
-            }
-            const ccgym_acrobot_params *p = P + i * ps;
-            ccgym_acrobot_rk4_end(0, p, p->dt - 0, yi, k1, k2, k3, k4, ns, &unused);
-            for (int j = 0; j < 4; j++)
-                y[j][i] = ns[j];
+            double unused = 0;
+            if (slow[i] != 0)
+                acrobot_end(0, P + i * ps, y0, k, i, y, &unused);
         }
     for (size_t i = 0; i < m; i++)
         ang[2][i] = y[1][i] + y[0][i];
@@ -165,11 +163,4 @@ CCGYM_ALWAYS_INLINE void acrobot_lanes(const ccgym_batch *b, const void *actions
     fast_book_block(b, lo, m, reward, terminated, special);
 }
 
-void CCGYM_LANES_FN(ccgym_acrobot_lanes_block)(CCGYM_LANES_BLOCK_ARGS)
-{
-    if (b->params_stride)
-        acrobot_lanes(b, actions, lo, hi, special, 1);
-    else
-        acrobot_lanes(b, actions, lo, hi, special, 0);
-    CCGYM_BLOCK_LEAVE();
-}
+CCGYM_LANES_ENTRY(ccgym_acrobot_lanes_block, acrobot_lanes)

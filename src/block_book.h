@@ -59,6 +59,20 @@ CCGYM_INLINE void fast_book_step(const fast_book *k, size_t i, double r, uint8_t
     k->special[i] = (uint8_t)(term | trunc | (k->pending[i] & k->pend_mask));
 }
 
+/* The per-ISA entry of an exact lanes block (ccgym/driver.h's
+ * CCGYM_LANES_FN(NAME)): BODY(b, actions, lo, hi, special, ps), an always-
+ * inline function, with ps = 0 (shared params, which it reads as constants)
+ * or 1 (per instance), then the AVX state cleared (CCGYM_BLOCK_LEAVE). */
+#define CCGYM_LANES_ENTRY(NAME, BODY)                                                      \
+    void CCGYM_LANES_FN(NAME)(CCGYM_LANES_BLOCK_ARGS)                                      \
+    {                                                                                      \
+        if (b->params_stride)                                                              \
+            BODY(b, actions, lo, hi, special, 1);                                          \
+        else                                                                               \
+            BODY(b, actions, lo, hi, special, 0);                                          \
+        CCGYM_BLOCK_LEAVE();                                                               \
+    }
+
 /* fast_book_step over a whole block, in passes that vectorise (one type of
  * value each, restrict pointers): ret_add[i] added to instance lo + i's
  * return, term[i] its terminated flag (NULL: none terminates), its

@@ -76,11 +76,4 @@ CCGYM_ALWAYS_INLINE void cartpole_lanes(const ccgym_batch *b, const void *action
     }
 }
 
-void CCGYM_LANES_FN(ccgym_cartpole_lanes_block)(CCGYM_LANES_BLOCK_ARGS)
-{
-    if (b->params_stride)
-        cartpole_lanes(b, actions, lo, hi, special, 1);
-    else
-        cartpole_lanes(b, actions, lo, hi, special, 0);
-    CCGYM_BLOCK_LEAVE();
-}
+CCGYM_LANES_ENTRY(ccgym_cartpole_lanes_block, cartpole_lanes)

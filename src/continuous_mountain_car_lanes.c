@@ -102,11 +102,4 @@ CCGYM_ALWAYS_INLINE void cmc_lanes(const ccgym_batch *b, const void *actions, si
     fast_book_block(b, lo, m, rew, terminated, special);
 }
 
-void CCGYM_LANES_FN(ccgym_continuous_mountain_car_lanes_block)(CCGYM_LANES_BLOCK_ARGS)
-{
-    if (b->params_stride)
-        cmc_lanes(b, actions, lo, hi, special, 1);
-    else
-        cmc_lanes(b, actions, lo, hi, special, 0);
-    CCGYM_BLOCK_LEAVE();
-}
+CCGYM_LANES_ENTRY(ccgym_continuous_mountain_car_lanes_block, cmc_lanes)

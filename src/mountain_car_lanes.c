@@ -90,11 +90,4 @@ CCGYM_ALWAYS_INLINE void mountain_car_lanes(const ccgym_batch *b, const void *ac
     fast_book_block(b, lo, m, ret_add, terminated, special);
 }
 
-void CCGYM_LANES_FN(ccgym_mountain_car_lanes_block)(CCGYM_LANES_BLOCK_ARGS)
-{
-    if (b->params_stride)
-        mountain_car_lanes(b, actions, lo, hi, special, 1);
-    else
-        mountain_car_lanes(b, actions, lo, hi, special, 0);
-    CCGYM_BLOCK_LEAVE();
-}
+CCGYM_LANES_ENTRY(ccgym_mountain_car_lanes_block, mountain_car_lanes)

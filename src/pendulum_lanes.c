@@ -137,11 +137,4 @@ CCGYM_ALWAYS_INLINE void pendulum_lanes(const ccgym_batch *b, const void *action
     }
 }
 
-void CCGYM_LANES_FN(ccgym_pendulum_lanes_block)(CCGYM_LANES_BLOCK_ARGS)
-{
-    if (b->params_stride)
-        pendulum_lanes(b, actions, lo, hi, special, 1);
-    else
-        pendulum_lanes(b, actions, lo, hi, special, 0);
-    CCGYM_BLOCK_LEAVE();
-}
+CCGYM_LANES_ENTRY(ccgym_pendulum_lanes_block, pendulum_lanes)

@@ -195,35 +195,53 @@ def test_lanes_block_edge_states_and_params(kind, per_instance):
               if info.state_dtype[f].base == np.float64
               for j in range(int(np.prod(info.state_dtype[f].shape, dtype=int)))]
     assert floats
+    def put_edges(b):
+        view = b.state_view(info.state_dtype)
+        for j, (f, e) in enumerate(floats):
+            col = view[f].reshape(n, -1)[:, e]
+            col[j::len(floats)][: len(_EDGE)] = _EDGE[: len(col[j::len(floats)])]
+
+    _assert_lanes_equal_libm(kind, n, par, 0, _core.AUTORESET_NEXT_STEP, seed=5, steps=8,
+                             action_seed=3, edit=put_edges, odd_actions=True)
+
+
+def _assert_lanes_equal_libm(kind, n, params, limit, mode, seed, steps, action_seed,
+                             edit=None, odd_actions=False):
+    """Steps a Batch of kind with the lanes blocks on and off, the same
+    seeds and random actions (odd_actions: every 7th a zero, the next a
+    NaN, where continuous), edit(batch) after the reset, and asserts equal
+    outputs and states after every step, bit for bit."""
+    info = _core.env_info(kind)
     runs = []
     for lanes in (True, False):
         prev = _core._exact_math_use_lanes(lanes)
         try:
-            b = _core.Batch(kind, n, par, 0, _core.AUTORESET_NEXT_STEP, 1)
-            b.seed_range(5)
+            b = _core.Batch(kind, n, params, limit, mode, 1)
+            b.seed_range(seed)
             b.reset()
-            view = b.state_view(info.state_dtype)
-            for j, (f, e) in enumerate(floats):
-                col = view[f].reshape(n, -1)[:, e]
-                col[j::len(floats)][: len(_EDGE)] = _EDGE[: len(col[j::len(floats)])]
+            if edit is not None:
+                edit(b)
             out = []
-            arng = np.random.default_rng(3)
-            for _ in range(8):
+            arng = np.random.default_rng(action_seed)
+            for _ in range(steps):
                 if info.action_dim == 0:
                     a = arng.integers(0, info.n_actions, size=n)
                 else:
                     a = arng.uniform(-3, 3, size=(n, info.action_dim)).astype(np.float32)
-                    a[::7] = 0.0
-                    a[1::7] = np.nan
+                    if odd_actions:
+                        a[::7] = 0.0
+                        a[1::7] = np.nan
                 r = b.step(a)
                 out.append([np.array(v, copy=True) for v in r if isinstance(v, np.ndarray)])
                 out.append([np.array(b.state_view(info.state_dtype), copy=True)])
             runs.append(out)
         finally:
             _core._exact_math_use_lanes(prev)
+    assert len(runs[0]) == len(runs[1]) == 2 * steps
     for x, y in zip(*runs):
         for u, v in zip(x, y):
             assert u.tobytes() == v.tobytes()
+
 
 def _other_keywords(kind):
     """Each constructor keyword of kind away from Gymnasium's default: a
@@ -257,29 +275,8 @@ def test_lanes_block_with_every_keyword_changed(kind, mode):
     kw = _other_keywords(kind)
     assert kw or not info.keywords
     n = 100
-    runs = []
-    for lanes in (True, False):
-        prev = _core._exact_math_use_lanes(lanes)
-        try:
-            b = _core.Batch(kind, n, _params.params(kind, **kw), 23, mode, 1)
-            b.seed_range(9)
-            b.reset()
-            out = []
-            arng = np.random.default_rng(4)
-            for _ in range(80):
-                if info.action_dim == 0:
-                    a = arng.integers(0, info.n_actions, size=n)
-                else:
-                    a = arng.uniform(-3, 3, size=(n, info.action_dim)).astype(np.float32)
-                r = b.step(a)
-                out.append([np.array(v, copy=True) for v in r if isinstance(v, np.ndarray)])
-                out.append([np.array(b.state_view(info.state_dtype), copy=True)])
-            runs.append(out)
-        finally:
-            _core._exact_math_use_lanes(prev)
-    for x, y in zip(*runs):
-        for u, v in zip(x, y):
-            assert u.tobytes() == v.tobytes()
+    _assert_lanes_equal_libm(kind, n, _params.params(kind, **kw), 23, mode, seed=9, steps=80,
+                             action_seed=4)
 
 
 # ---- x ** 2 without pow, and numpy's float64 remainder without fmod
