@@ -107,6 +107,17 @@ static const float ccgym_cartpole_obs_high[4] = {(float)(2.4 * 2), INFINITY,
 static const float ccgym_cartpole_obs_low[4] = {-(float)(2.4 * 2), -INFINITY,
                                                 -(float)(12 * 2 * M_PI / 360 * 2), -INFINITY};
 
+/* Gymnasium's CartPoleEnv.step warns on a step after the pole fell, when its
+ * steps_beyond_terminated was 0 (the step then counts it to 1). */
+static const char ccgym_cartpole_step_warning[] =
+    "You are calling 'step()' even though this environment has already returned "
+    "terminated = True. You should always call 'reset()' once you receive "
+    "'terminated = True' -- any further steps are undefined behavior.";
+static int ccgym_cartpole_step_warns(const void *s, int terminated)
+{
+    return terminated && ((const ccgym_cartpole_state *)s)->steps_beyond_terminated == 1;
+}
+
 /* The exact step in SIMD lanes (src/cartpole_lanes.c, the same step body), per ISA. */
 CCGYM_LANES_BLOCK(ccgym_cartpole)
 
@@ -116,4 +127,6 @@ CCGYM_DEFINE_ENV(ccgym_cartpole, ccgym_cartpole_state, ccgym_cartpole_params, in
                  .canvas_height = 400, .gym_class = "CartPoleEnv", .scene = "cartpole",
                  .action_rules = CCGYM_RULE_ASSERTS_CONTAINS,
                  .obs_low = ccgym_cartpole_obs_low, .obs_high = ccgym_cartpole_obs_high,
-                 .exact_lanes_block = CCGYM_LANES_BLOCK_OF(ccgym_cartpole))
+                 .exact_lanes_block = CCGYM_LANES_BLOCK_OF(ccgym_cartpole),
+                 .step_warning = ccgym_cartpole_step_warning,
+                 .step_warns = ccgym_cartpole_step_warns)

@@ -90,6 +90,8 @@ def test_register_refusals():
         _core.register_c_def(_core._test_def_capsule("CartPole", "Bad2", null_step=True))
     with pytest.raises(ValueError, match="obs_low is NULL"):
         _core.register_c_def(_core._test_def_capsule("CartPole", "Bad3", bounds=False))
+    with pytest.raises(ValueError, match="step_warning and step_warns are both set or both"):
+        _core.register_c_def(_core._test_def_capsule("CartPole", "Bad7", null_step_warns=True))
     with pytest.raises(ValueError, match="already in the table"):
         _core.register_c_def(_core._test_def_capsule("CartPole"))
     with pytest.raises(ValueError, match="namespace"):
@@ -105,7 +107,8 @@ def test_register_refusals():
     # Refused calls leave the table as it was.
     assert _core.ENV_KINDS == kinds
     assert all(k not in _core.ENV_INFO
-               for k in ("Wrong1", "Old1", "Bad1", "Bad2", "Bad3", "Bad4", "Bad5", "Bad6"))
+               for k in ("Wrong1", "Old1", "Bad1", "Bad2", "Bad3", "Bad4", "Bad5", "Bad6",
+                         "Bad7"))
 
 
 SCRIPT = """

@@ -318,6 +318,22 @@ def test_cartpole_stepping_after_termination(env_id, sutton_barto_reward):
         assert pair.n_terminated >= 40
 
 
+@pytest.mark.parametrize("raw", [True, False], ids=["raw", "make"])
+def test_cartpole_warning_counter_written_mid_episode(raw):
+    """steps_beyond_terminated written as 0 in mid-episode: Gymnasium warns at
+    the step that terminates (its counter is no longer None), and so does
+    ccgym (it used to warn only on a step after a terminated one)."""
+    pair = make_pair("CartPole-v1", raw=raw)
+    for seed in range(5):
+        pair.reset(seed=seed)
+        pair.set_attr("steps_beyond_terminated", 0)
+        term = trunc = False
+        while not (term or trunc):
+            _, term, trunc = pair.step(1)
+        assert term
+        pair.step(0)  # counted on from 1: no second warning
+
+
 def _acrobot_switch(pair: Pair, rng: np.random.Generator) -> None:
     """Between episodes, change torque noise and dynamics on both envs."""
     if rng.random() < 0.5:

@@ -291,6 +291,14 @@ typedef struct ccgym_env_def {
      * NULL: none (the per-instance loop). */
     void (*exact_lanes_block)(const struct ccgym_batch *b, const void *actions, size_t lo,
                               size_t hi, uint8_t *special);
+    /* A warning Gymnasium's single env logs from its step, or NULL: after
+     * every single-env step, ccgym logs step_warning with
+     * gymnasium.logger.warn when step_warns(state, terminated) is nonzero
+     * (state: the env's state after the step; terminated: the step's flag).
+     * CartPole: the first step after the pole fell, as Gymnasium's
+     * steps_beyond_terminated == 0 test. Both set, or both NULL. */
+    const char *step_warning;
+    int (*step_warns)(const void *state, int terminated);
 } ccgym_env_def;
 
 /* The registry (src/envs.c): every stock env, the first entries of

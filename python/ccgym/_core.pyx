@@ -347,15 +347,15 @@ cdef extern from "string.h" nogil:
 cdef int _MAX_NAME = 64
 
 
-cdef str _c_str(const char *s, str what, bint required=True):
+cdef str _c_str(const char *s, str what, bint required=True, size_t limit=_MAX_NAME):
     if s == NULL:
         if required:
             raise ValueError(f"malformed env def: {what} is NULL")
         return None
-    cdef size_t n = strnlen(s, _MAX_NAME + 1)
+    cdef size_t n = strnlen(s, limit + 1)
     cdef bytes raw = s[:n]
-    if n > <size_t>_MAX_NAME:
-        raise ValueError(f"malformed env def: {what} is longer than {_MAX_NAME} characters")
+    if n > limit:
+        raise ValueError(f"malformed env def: {what} is longer than {limit} characters")
     try:
         return raw.decode("ascii")
     except UnicodeDecodeError:
@@ -432,6 +432,10 @@ cdef int _check_def(const ccgym_env_def *d, str kind) except -1:
     _c_str(d.reset_option_b, "reset_option_b")
     _c_str(d.gym_class, "gym_class", False)
     _c_str(d.scene, "scene", False)
+    if (d.step_warning == NULL) != (d.step_warns == NULL):
+        raise ValueError(f"malformed env def {kind!r}: step_warning and step_warns are "
+                         "both set or both NULL")
+    _c_str(d.step_warning, "step_warning", False, 1024)
     if d.paint != NULL and (d.canvas_width < 1 or d.canvas_height < 1
                             or d.canvas_width > 4096 or d.canvas_height > 4096):
         raise ValueError(f"malformed env def {kind!r}: canvas {d.canvas_width}x"
@@ -443,6 +447,12 @@ cdef int _check_def(const ccgym_env_def *d, str kind) except -1:
                    or f.reset_range == NULL):
         raise ValueError(f"malformed env def {kind!r}: its fast def is not the same env")
     return 0
+
+
+def _step_warn(str message):
+    """Logs an env def's step_warning as Gymnasium's env logs it."""
+    from gymnasium import logger
+    logger.warn(message)
 
 
 def register_c_def(capsule):
@@ -506,11 +516,12 @@ cdef extern from "Python.h":
 
 def _test_def_capsule(str kind, str name=None, api_version=None,
                       str capsule_name=ENV_DEF_CAPSULE, bint bounds=True, obs_dim=None,
-                      bint null_step=False):
+                      bint null_step=False, bint null_step_warns=False):
     """A capsule holding a copy of kind's exact def: renamed ``name``, with
     ``api_version`` and ``obs_dim`` if given, no observation bounds with
     ``bounds`` false, a NULL
-    step_range with ``null_step``; its fast def is itself."""
+    step_range with ``null_step``, a NULL step_warns with
+    ``null_step_warns``; its fast def is itself."""
     cdef ccgym_env_def *d = <ccgym_env_def *>calloc(1, sizeof(ccgym_env_def))
     if d == NULL:
         raise MemoryError
@@ -528,6 +539,8 @@ def _test_def_capsule(str kind, str name=None, api_version=None,
         d.obs_dim = obs_dim
     if null_step:
         d.step_range = NULL
+    if null_step_warns:
+        d.step_warns = NULL
     if not bounds:
         d.obs_low = NULL
     return PyCapsule_New(d, b_cap, NULL)
@@ -1091,7 +1104,7 @@ cdef class Batch:
     cdef public bint has_reset
     cdef int _depth                 # the guard: calls under way in the holding thread
     cdef unsigned long _owner       # the thread running exclusive(), else 0
-    cdef public object after_terminated_hook
+    cdef object _step_warning       # the def's step_warning (str), or None
     cdef object _watch_list         # see watch(): a list step1 compares first
     cdef tuple _watch_items
     cdef public object watch_hook
@@ -1154,7 +1167,7 @@ cdef class Batch:
         self.closed = False
         self.has_reset = False
         self._depth = 0
-        self.after_terminated_hook = None
+        self._step_warning = _c_str(self._def.step_warning, "step_warning", False, 1024)
         self.reset_needed_error = RuntimeError
         self.invalid_action_error = ValueError
         self.invalid_action_type_error = TypeError
@@ -1835,10 +1848,10 @@ cdef class Batch:
         """The single-env step: checks `action` like Gymnasium's action space
         (invalid_action_error), steps instance 0 and returns (obs copy,
         reward, terminated, False, {}); with obs_is_state that obs is the
-        live state until the next step (see live_obs). Calls
-        `after_terminated_hook()` when an instance that had already terminated
-        terminates again, and first `watch_hook()` when the watched list
-        changed (see watch())."""
+        live state until the next step (see live_obs). Logs the def's
+        step_warning (gymnasium.logger.warn) when its step_warns says so
+        (CartPole's step after the pole fell), and calls `watch_hook()`
+        first when the watched list changed (see watch())."""
         if self._watch_list is not None and _list_differs(
                 <PyObject *>self._watch_list, <PyObject *>self._watch_items):
             self.watch_hook()
@@ -1911,7 +1924,6 @@ cdef class Batch:
                 a = &self._single_action_d
         if self._live_obs is not None and not self._live_unchanged():
             self._sync_live()  # may raise: nothing has changed yet
-        cdef uint8_t was_done = self._b.pending_reset[0]
         self._run_step(a, t, 1)
         cdef cnp.npy_intp dim = self.obs_dim
         cdef cnp.ndarray out = cnp.PyArray_SimpleNew(1, &dim, cnp.NPY_FLOAT32)
@@ -1921,8 +1933,8 @@ cdef class Batch:
             self._live_capture()
         cdef double reward = self._b.reward[0]
         cdef bint term = self._b.terminated[0] != 0
-        if term and was_done and self.after_terminated_hook is not None:
-            self.after_terminated_hook()
+        if self._step_warning is not None and self._def.step_warns(self._b.state, term):
+            _step_warn(self._step_warning)
         if self._numpy_reward:
             return out, PyArray_Scalar(&reward, _F64_DESCR, None), term, False, {}
         return out, reward, term, False, {}

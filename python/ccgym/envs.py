@@ -761,18 +761,9 @@ class CartPoleEnv(_DiscreteEnv):
         self.x_threshold = 2.4
         self.screen_width = 600
         self.screen_height = 400
-        self._core.after_terminated_hook = self._after_terminated
 
     def _constructor_kwargs(self) -> dict[str, Any]:
         return {"sutton_barto_reward": self._sutton_barto_reward}
-
-    def _after_terminated(self) -> None:
-        if self._state_fields()["steps_beyond_terminated"] == 1:
-            gym.logger.warn(
-                "You are calling 'step()' even though this environment has already returned "
-                "terminated = True. You should always call 'reset()' once you receive "
-                "'terminated = True' -- any further steps are undefined behavior."
-            )
 
     _fresh_state = {"steps_beyond_terminated": -1}
     _state_at_init = True
