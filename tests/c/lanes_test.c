@@ -34,7 +34,8 @@
  * test runs once, in process, with what it picks (libm or scalar: no lanes,
  * reported and passed).
  *
- * Usage: lanes_test [STEPS] (default 300: the steps of each default run).
+ * Usage: lanes_test [STEPS] (default 200: the steps of each default run;
+ * about 35 s under qemu-aarch64-static, 1.5 s natively for two ISAs).
  * Prints one line per env x ISA and "lanes_test: OK"; exits 1 on a mismatch
  * (the first mismatching step, instance and values) or when lanes are off
  * on a build and platform that should have them. */
@@ -588,14 +589,16 @@ static int run_child(const char *value, int64_t steps, int *isa)
 
 int main(int argc, char **argv)
 {
-    const int64_t steps = argc > 1 ? (int64_t)strtoll(argv[1], NULL, 10) : 300;
-    int failed = 0, n_isas = 1;
+    const int64_t steps = argc > 1 ? (int64_t)strtoll(argv[1], NULL, 10) : 200;
+    int failed = 0, n_isas = 0;
 #if defined(LANES_TEST_FORK)
     if (getenv("CCGYM_EXACT_MATH")) {
         failed = run_isa(steps);
+        n_isas = ccgym_exact_lanes_active();
     } else {
         int isa;
         failed |= run_child(NULL, steps, &isa);
+        n_isas = isa != CCGYM_LANES_OFF;
         /* x86-64: the default took AVX-512, so AVX2 (CCGYM_EXACT_MATH=avx2) too */
         if (isa == CCGYM_LANES_AVX512) {
             int isa2;
@@ -609,11 +612,15 @@ int main(int argc, char **argv)
     }
 #else
     failed = run_isa(steps);
+    n_isas = ccgym_exact_lanes_active();
 #endif
     if (failed) {
         printf("lanes_test: FAILED\n");
         return 1;
     }
-    printf("lanes_test: OK (%d lanes ISA%s)\n", n_isas, n_isas > 1 ? "s" : "");
+    if (n_isas == 0)
+        printf("lanes_test: OK (lanes off: nothing compared)\n");
+    else
+        printf("lanes_test: OK (%d lanes ISA%s)\n", n_isas, n_isas > 1 ? "s" : "");
     return 0;
 }
