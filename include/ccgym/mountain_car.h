@@ -100,11 +100,15 @@ CCGYM_ALWAYS_INLINE void ccgym_mountain_car_step_body(const int lanes,
      * flips: ccgym_f64_opaque). */
     const ccgym_num three_pos = ccgym_num_op(ccgym_num_py(3.0), position, CCGYM_OP_MUL);
     const ccgym_num neg_gravity = ccgym_num_neg(MC_ATTR(gravity));
-    /* (lanes: the opaque value would keep the loop scalar; an instance with
-     * a NaN gravity, the one the fold would change, is handed back) */
-    *slow += lanes && neg_gravity.v != neg_gravity.v ? 1.0 : 0.0;
-    const double ng = lanes ? neg_gravity.v : ccgym_f64_opaque(neg_gravity.v);
+    /* (lanes: the opaque value would keep the loop scalar; an instance whose
+     * product is a NaN, the one value a fold changes, is handed back: a NaN
+     * gravity, or a NaN cosine (a non-finite position), whose sign AArch64
+     * GCC's fold of cos * -g into one fnmul, -(cos * g), flips where numpy's
+     * product keeps it: tests/c/lanes_test.c under qemu, MountainCar with
+     * position inf and per-instance params, -NaN against libm's NaN) */
     const double c3 = lanes ? cos_3p : cos(three_pos.v);
+    *slow += lanes && (neg_gravity.v != neg_gravity.v || c3 != c3) ? 1.0 : 0.0;
+    const double ng = lanes ? neg_gravity.v : ccgym_f64_opaque(neg_gravity.v);
     const ccgym_num t2 =
         ccgym_num_op(ccgym_num_py(c3), ccgym_num_of(ng, neg_gravity.t), CCGYM_OP_MUL);
     /* (action - 1) * self.force: a numpy int action promotes with a numpy
