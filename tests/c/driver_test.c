@@ -28,6 +28,7 @@
 #include "ccgym/fastmath.h"
 #include "ccgym/portable.h"
 #include "ccgym/rng.h"
+#include "test_bufs.h"
 #include "pcg64_kat.h"
 
 static int failures;
@@ -43,16 +44,6 @@ static int failures;
                 exit(1);                                                              \
         }                                                                             \
     } while (0)
-
-static void *xcalloc(size_t n, size_t size)
-{
-    void *p = calloc(n ? n : 1, size ? size : 1);
-    if (!p) {
-        fprintf(stderr, "out of memory\n");
-        exit(2);
-    }
-    return p;
-}
 
 /* FNV-1a, 64-bit: a digest of output bytes. */
 static uint64_t fnv(uint64_t h, const void *p, size_t n)
@@ -207,91 +198,18 @@ static void check_seeding(void)
 
 /* ---------------------------------------------------------------- envs */
 
-typedef struct run_bufs {
-    size_t n;
-    const ccgym_env_def *def;
-    double params[64];
-    ccgym_batch b;
-    /* owned buffers */
-    char *state;
-    ccgym_pcg64 *rng;
-    int64_t *episode_start;
-    uint8_t *pending, *terminated, *truncated, *out_terminated, *out_truncated;
-    double *episode_return, *reward, *out_reward, *final_return;
-    int64_t *final_length;
-    float *obs, *final_obs;
-} run_bufs;
-
-static void bufs_init(run_bufs *r, const ccgym_env_def *def, size_t n, int mode,
-                      int64_t max_steps)
+/* A batch of n instances of def at Gymnasium's default params (shared). */
+static void env_bufs_init(run_bufs *r, const ccgym_env_def *def, size_t n, int mode,
+                          int64_t max_steps)
 {
-    memset(r, 0, sizeof *r);
-    r->n = n;
-    r->def = def;
-    double values[64];
+    double values[64], params[64];
     int k = 0;
     for (int f = 0; f < def->n_param_fields; f++)
         if (def->param_fields[f].flags & CCGYM_PARAM_INPUT)
             values[k++] = def->param_fields[f].value;
-    CHECK(def->params_size <= sizeof r->params, "%s: params too large", def->name);
-    def->params_init(r->params, values);
-    const size_t od = (size_t)def->obs_dim;
-    r->state = (char *)xcalloc(n, def->state_size);
-    r->rng = (ccgym_pcg64 *)xcalloc(n, sizeof *r->rng);
-    r->episode_start = (int64_t *)xcalloc(n, sizeof(int64_t));
-    r->pending = (uint8_t *)xcalloc(n, 1);
-    r->terminated = (uint8_t *)xcalloc(n, 1);
-    r->truncated = (uint8_t *)xcalloc(n, 1);
-    r->out_terminated = (uint8_t *)xcalloc(n, 1);
-    r->out_truncated = (uint8_t *)xcalloc(n, 1);
-    r->episode_return = (double *)xcalloc(n, sizeof(double));
-    r->reward = (double *)xcalloc(n, sizeof(double));
-    r->out_reward = (double *)xcalloc(n, sizeof(double));
-    r->final_return = (double *)xcalloc(n, sizeof(double));
-    r->final_length = (int64_t *)xcalloc(n, sizeof(int64_t));
-    r->obs = (float *)xcalloc(n * od, sizeof(float));
-    r->final_obs = (float *)xcalloc(n * od, sizeof(float));
-    ccgym_batch *b = &r->b;
-    b->n = n;
-    b->state = r->state;
-    b->params = r->params;
-    b->params_stride = 0;
-    b->rng = r->rng;
-    b->episode_start = r->episode_start;
-    b->pending_reset = r->pending;
-    b->episode_return = r->episode_return;
-    b->max_episode_steps = max_steps;
-    b->autoreset_mode = mode;
-    b->obs = r->obs;
-    b->reward = r->reward;
-    b->terminated = r->terminated;
-    b->truncated = r->truncated;
-    b->out_reward = r->out_reward;
-    b->out_terminated = r->out_terminated;
-    b->out_truncated = r->out_truncated;
-    b->final_obs = r->final_obs;
-    b->final_return = r->final_return;
-    b->final_length = r->final_length;
-    b->action_type = CCGYM_ACTION_F32;
-}
-
-static void bufs_free(run_bufs *r)
-{
-    free(r->state);
-    free(r->rng);
-    free(r->episode_start);
-    free(r->pending);
-    free(r->terminated);
-    free(r->truncated);
-    free(r->out_terminated);
-    free(r->out_truncated);
-    free(r->episode_return);
-    free(r->reward);
-    free(r->out_reward);
-    free(r->final_return);
-    free(r->final_length);
-    free(r->obs);
-    free(r->final_obs);
+    CHECK(def->params_size <= sizeof params, "%s: params too large", def->name);
+    def->params_init(params, values);
+    bufs_init(r, def, n, params, 1, mode, max_steps);
 }
 
 /* Copies every buffer of src and its batch's counters into dst (same env and n). */
@@ -393,7 +311,7 @@ typedef struct run_result {
 static run_result run_env(const ccgym_env_def *def, size_t n, int mode, int n_threads)
 {
     run_bufs r;
-    bufs_init(&r, def, n, mode, 50);
+    env_bufs_init(&r, def, n, mode, 50);
     const size_t act_bytes =
         def->action_dim == 0 ? sizeof(int64_t) : sizeof(float) * (size_t)def->action_dim;
     void *actions = xcalloc(n, act_bytes);
@@ -406,7 +324,7 @@ static run_result run_env(const ccgym_env_def *def, size_t n, int mode, int n_th
         if (t == SNAP_AT) {
             /* The snapshot: every buffer and the batch's counters. */
             run_bufs snap;
-            bufs_init(&snap, def, n, mode, 50);
+            env_bufs_init(&snap, def, n, mode, 50);
             bufs_copy(&snap, &r);
             uint64_t first = FNV_INIT, again = FNV_INIT;
             for (int pass = 0; pass < 2; pass++) {
@@ -500,7 +418,7 @@ static void check_cartpole_reset(void)
         return;
     const size_t n = KAT_COUNT;
     run_bufs r;
-    bufs_init(&r, def, n, CCGYM_AUTORESET_NEXT_STEP, 0);
+    env_bufs_init(&r, def, n, CCGYM_AUTORESET_NEXT_STEP, 0);
     for (size_t k = 0; k < n; k++)
         seed_one(&r.rng[k], kat[k].seed);
     ccgym_batch_reset(def, &r.b, NULL, def->default_a, def->default_b, 1);
@@ -527,7 +445,7 @@ static void check_ceiling(void)
     const ccgym_env_def *def = ccgym_envs[0];
     const size_t n = 3 * CCGYM_MIN_INSTANCES_PER_THREAD;
     run_bufs r;
-    bufs_init(&r, def, n, CCGYM_AUTORESET_NEXT_STEP, 0);
+    env_bufs_init(&r, def, n, CCGYM_AUTORESET_NEXT_STEP, 0);
     ccgym_pcg64_seed_range(r.rng, 7, n);
     ccgym_batch_reset(def, &r.b, NULL, def->default_a, def->default_b, 1);
     void *actions = xcalloc(n, sizeof(int64_t));
