@@ -53,6 +53,7 @@ class EnvInfo:
     attr_bounds: dict[str, tuple[float, float]]
     keywords: dict[str, str]
     numpy_fma_fields: tuple[str, ...]
+    step_warning: str | None
     def __setattr__(self, name: str, value: Any) -> None: ...
 
 ACTION_TYPES: dict[str, int]

@@ -171,7 +171,9 @@ class EnvInfo:
     ``keywords`` (constructor keyword -> attribute), ``numpy_fma_fields``
     (inputs set from the running numpy's float32 sin/cos),
     ``numpy_reward`` (the single env's reward is a numpy float64, not a
-    Python float) and ``action_rules`` (the rule table, see _action_rules)."""
+    Python float), ``action_rules`` (the rule table, see _action_rules) and
+    ``step_warning`` (the warning the single env's step logs when the def's
+    step_warns says so, or None)."""
 
     __slots__ = ("kind", "index", "obs_dim", "action_dim", "n_actions", "state_size",
                  "params_size", "state_dtype", "params_dtype", "param_fields",
@@ -179,7 +181,7 @@ class EnvInfo:
                  "default_reset", "reset_options", "reset_symmetric", "canvas_size",
                  "state_float_fields", "state_fill", "state_tags", "has_fast", "gym_class", "attributes",
                  "attr_class", "switches", "kept_fields", "numpy_reward", "action_rules",
-                 "attr_bounds", "keywords", "numpy_fma_fields")
+                 "attr_bounds", "keywords", "numpy_fma_fields", "step_warning")
 
     def __setattr__(self, name, value):
         raise AttributeError("EnvInfo is read-only")
@@ -277,6 +279,7 @@ cdef object _env_info(int index):
         if f.flags & CCGYM_PARAM_BOOL:
             switches[attr] = None if f.choices == NULL else tuple(f.choices.decode().split("|"))
     put("gym_class", d.gym_class.decode() if d.gym_class != NULL else None)
+    put("step_warning", d.step_warning.decode() if d.step_warning != NULL else None)
     put("attributes", attributes)
     put("attr_class", attr_class)
     put("switches", switches)
@@ -345,6 +348,8 @@ cdef extern from "string.h" nogil:
     size_t strnlen(const char *s, size_t maxlen)
 
 cdef int _MAX_NAME = 64
+cdef enum:
+    _MAX_TEXT = 1024  # a def's step_warning
 
 
 cdef str _c_str(const char *s, str what, bint required=True, size_t limit=_MAX_NAME):
@@ -435,7 +440,7 @@ cdef int _check_def(const ccgym_env_def *d, str kind) except -1:
     if (d.step_warning == NULL) != (d.step_warns == NULL):
         raise ValueError(f"malformed env def {kind!r}: step_warning and step_warns are "
                          "both set or both NULL")
-    _c_str(d.step_warning, "step_warning", False, 1024)
+    _c_str(d.step_warning, "step_warning", False, _MAX_TEXT)
     if d.paint != NULL and (d.canvas_width < 1 or d.canvas_height < 1
                             or d.canvas_width > 4096 or d.canvas_height > 4096):
         raise ValueError(f"malformed env def {kind!r}: canvas {d.canvas_width}x"
@@ -1167,7 +1172,7 @@ cdef class Batch:
         self.closed = False
         self.has_reset = False
         self._depth = 0
-        self._step_warning = _c_str(self._def.step_warning, "step_warning", False, 1024)
+        self._step_warning = env_info(kind).step_warning
         self.reset_needed_error = RuntimeError
         self.invalid_action_error = ValueError
         self.invalid_action_type_error = TypeError
