@@ -203,10 +203,8 @@ static void env_bufs_init(run_bufs *r, const ccgym_env_def *def, size_t n, int m
                           int64_t max_steps)
 {
     double values[64], params[64];
-    int k = 0;
-    for (int f = 0; f < def->n_param_fields; f++)
-        if (def->param_fields[f].flags & CCGYM_PARAM_INPUT)
-            values[k++] = def->param_fields[f].value;
+    const ccgym_field *fields[64];
+    default_inputs(def, values, fields);
     CHECK(def->params_size <= sizeof params, "%s: params too large", def->name);
     def->params_init(params, values);
     bufs_init(r, def, n, params, 1, mode, max_steps);

@@ -65,23 +65,7 @@ static void seed_one(ccgym_pcg64 *g, uint64_t s)
     ccgym_pcg64_seed_words(g, words, (s >> 32) ? 2u : 1u);
 }
 
-/* ------------------------------------------------------------- batches */
-
-
 /* ------------------------------------------------------------- params */
-
-/* The params_init inputs of def (CCGYM_PARAM_INPUT fields, in order) at
- * Gymnasium's defaults; returns their number. */
-static int default_inputs(const ccgym_env_def *def, double *values, const ccgym_field **fields)
-{
-    int k = 0;
-    for (int f = 0; f < def->n_param_fields; f++)
-        if (def->param_fields[f].flags & CCGYM_PARAM_INPUT) {
-            fields[k] = &def->param_fields[f];
-            values[k++] = def->param_fields[f].value;
-        }
-    return k;
-}
 
 static int ends_with(const char *s, const char *tail)
 {

@@ -21,6 +21,19 @@ static void *xcalloc(size_t n, size_t size)
     return p;
 }
 
+/* The params_init inputs of def (CCGYM_PARAM_INPUT fields, in order) at
+ * Gymnasium's defaults; returns their number. */
+static int default_inputs(const ccgym_env_def *def, double *values, const ccgym_field **fields)
+{
+    int k = 0;
+    for (int f = 0; f < def->n_param_fields; f++)
+        if (def->param_fields[f].flags & CCGYM_PARAM_INPUT) {
+            fields[k] = &def->param_fields[f];
+            values[k++] = def->param_fields[f].value;
+        }
+    return k;
+}
+
 typedef struct run_bufs {
     size_t n;
     const ccgym_env_def *def;
