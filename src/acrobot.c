@@ -210,12 +210,15 @@ static const float ccgym_acrobot_obs_low[6] = {-1.0f, -1.0f, -1.0f, -1.0f, -(flo
 static const float ccgym_acrobot_obs_high[6] = {1.0f, 1.0f, 1.0f, 1.0f, (float)(4 * M_PI),
                                                 (float)(9 * M_PI)};
 
-/* The exact step in SIMD lanes (src/acrobot_lanes.c, the same step body), per ISA. */
+/* The step in SIMD lanes, exact and fast (src/acrobot_lanes.c, the same step
+ * body over two backends), per ISA. */
 CCGYM_LANES_BLOCK(ccgym_acrobot)
+CCGYM_FAST_KERNEL(ccgym_acrobot)
 
 CCGYM_DEFINE_ENV(ccgym_acrobot, ccgym_acrobot_state, ccgym_acrobot_params, int64_t, 0, 3, 6,
-                 -0.1, 0.1, ccgym_acrobot_fast_step_range, .name = "Acrobot",
+                 -0.1, 0.1, .name = "Acrobot",
                  .reset_option_a = "low", .reset_option_b = "high", .canvas_width = 500,
                  .canvas_height = 500, .gym_class = "AcrobotEnv", .scene = "acrobot",
                  .obs_low = ccgym_acrobot_obs_low, .obs_high = ccgym_acrobot_obs_high,
-                 .exact_lanes_block = CCGYM_LANES_BLOCK_OF(ccgym_acrobot))
+                 .exact_lanes_block = CCGYM_LANES_BLOCK_OF(ccgym_acrobot),
+                 .fast_block = CCGYM_FAST_KERNEL_OF(ccgym_acrobot))

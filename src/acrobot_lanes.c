@@ -1,26 +1,27 @@
-/* Acrobot's exact step over a block of instances in SIMD lanes: the def's
- * exact_lanes_block (CCGYM_LANES_BLOCK in src/acrobot.c), built once per ISA
- * (CMakeLists.txt: every lanes file of src/). The step is the one step body
- * of ccgym/acrobot.h (rk4's stages, _dsdt, the end of rk4 and _terminal),
- * over exact math's lanes for cos and sin and ccgym/npmath.h's lanes backend
- * for the squares, in branch-free loops the compiler carries into this ISA's
- * lanes (-ffp-contract=off: each operation rounded as written, so every lane
- * gives the per-instance step's bits). The squares are the body's inputs:
- * each stage takes them by the lanes rule and calls pow only for the ones
- * the rule leaves to it (~6% of them, the same rule as ccgym_pow2's), one
- * square at a time; the angles a wrap of two shifts does not bring into
- * [-pi, pi] (a state set far out) end their rk4 with the scalar wrap, from
- * the same inputs. The torque noise is drawn first, in
- * instance order, as the per-instance step draws it (none for an instance
- * awaiting a NEXT_STEP reset: the driver resets it instead).
- * tests/test_exact_math.py compares the block with the per-instance step
- * bit for bit. */
+/* Acrobot's step over a block of instances in SIMD lanes, written once and
+ * built twice per ISA (block_book.h, CMakeLists.txt: every block file of
+ * src/): as the def's exact_lanes_block (CCGYM_LANES_BLOCK in src/acrobot.c)
+ * and as its fast_block (CCGYM_FAST_KERNEL, precision="fast"). The step is
+ * the one step body of ccgym/acrobot.h (rk4's stages, _dsdt, the end of rk4
+ * and _terminal), over the build's backend: exact math's lanes for cos and
+ * sin and ccgym/npmath.h's lanes backend for the squares, in branch-free
+ * loops the compiler carries into this ISA's lanes (-ffp-contract=off: each
+ * operation rounded as written, so every lane gives the per-instance step's
+ * bits), or the fast cos and sin and x * x for the squares. The squares are
+ * the body's inputs: each stage takes them by the lanes rule and calls pow
+ * only for the ones the rule leaves to it (~6% of them, the same rule as
+ * ccgym_pow2's; none in the fast build), one square at a time; the angles a
+ * wrap of two shifts does not bring into [-pi, pi] (a state set far out) end
+ * their rk4 with the scalar wrap, from the same inputs. The torque noise is
+ * drawn first, in instance order, as the per-instance step draws it (none
+ * for an instance awaiting a NEXT_STEP reset: the driver resets it instead).
+ * tests/test_exact_math.py compares the exact block with the per-instance
+ * step bit for bit, tests/test_fast.py the fast one with its bounds. */
 #include <math.h>
 
 #include "block_book.h"
 #include "ccgym/acrobot.h"
 #include "ccgym/driver.h"
-#include "ccgym/exactmath.h"
 #include "fast_kernels.h"
 
 #define BLOCK CCGYM_FAST_BLOCK
@@ -58,7 +59,7 @@ CCGYM_ALWAYS_INLINE void acrobot_lanes(const ccgym_batch *b, const void *actions
     double sq[3][BLOCK], d2v[BLOCK], sq_slow[3][BLOCK], sq_any[BLOCK];
     uint16_t left[BLOCK];
     /* the squares' rule accepted by the self-check: else every instance is slow */
-    const int sure = ccgym_pow2_fast;
+    const int sure = CCGYM_BLOCK_POW2_SURE;
     const ccgym_acrobot_params shared = *P;
     ccgym_block_load4(st, sizeof *st, m, BLOCK, y0[0], y0[1], y0[2], y0[3]);
     for (size_t i = 0; i < m; i++) {
@@ -87,7 +88,7 @@ CCGYM_ALWAYS_INLINE void acrobot_lanes(const ccgym_batch *b, const void *actions
                 ang[j][i] = a[j];
         }
         for (int j = 0; j < 3; j++)
-            ccgym_xm_sincos_array(ang[j], sn[j], cs[j], m);
+            ccgym_block_sincos(ang[j], sn[j], cs[j], m);
         /* the squares by the lanes rule, then pow for the ones it left to
          * pow (listed without branches: they are random), then the body */
         for (size_t i = 0; i < m; i++) {
@@ -95,9 +96,9 @@ CCGYM_ALWAYS_INLINE void acrobot_lanes(const ccgym_batch *b, const void *actions
             const double d2 = ccgym_acrobot_d2(p, cs[0][i]);
             double s0 = 0, s1 = 0, s2 = 0;
             d2v[i] = d2;
-            sq[0][i] = ccgym_pow2_bk(1, y[3][i], &s0);
-            sq[1][i] = ccgym_pow2_bk(1, d2, &s1);
-            sq[2][i] = ccgym_pow2_bk(1, y[2][i], &s2);
+            sq[0][i] = ccgym_pow2_bk(CCGYM_BLOCK_BK, y[3][i], &s0);
+            sq[1][i] = ccgym_pow2_bk(CCGYM_BLOCK_BK, d2, &s1);
+            sq[2][i] = ccgym_pow2_bk(CCGYM_BLOCK_BK, y[2][i], &s2);
             sq_slow[0][i] = s0;
             sq_slow[1][i] = s1;
             sq_slow[2][i] = p->book ? s2 : 0.0; /* (nips: unused) */
@@ -130,7 +131,7 @@ CCGYM_ALWAYS_INLINE void acrobot_lanes(const ccgym_batch *b, const void *actions
     /* the end of rk4 into y, and the angles of the observation and of _terminal */
     for (size_t i = 0; i < m; i++) {
         double sl = 0;
-        acrobot_end(1, ps ? P + i : &shared, y0, k, i, y, &sl);
+        acrobot_end(CCGYM_BLOCK_BK, ps ? P + i : &shared, y0, k, i, y, &sl);
         slow[i] = sl;
     }
     if (CCGYM_UNLIKELY(ccgym_block_any(slow, m)))
@@ -141,9 +142,9 @@ CCGYM_ALWAYS_INLINE void acrobot_lanes(const ccgym_batch *b, const void *actions
         }
     for (size_t i = 0; i < m; i++)
         ang[2][i] = y[1][i] + y[0][i];
-    ccgym_xm_sincos_array(y[0], sn[0], cs[0], m);
-    ccgym_xm_sincos_array(y[1], sn[1], cs[1], m);
-    ccgym_xm_sincos_array(ang[2], sn[2], cs[2], m);
+    ccgym_block_sincos(y[0], sn[0], cs[0], m);
+    ccgym_block_sincos(y[1], sn[1], cs[1], m);
+    ccgym_block_sincos(ang[2], sn[2], cs[2], m);
     double *__restrict reward = b->reward + lo;
     uint8_t *__restrict terminated = b->terminated + lo;
     for (size_t i = 0; i < m; i++) {
@@ -163,4 +164,4 @@ CCGYM_ALWAYS_INLINE void acrobot_lanes(const ccgym_batch *b, const void *actions
     fast_book_block(b, lo, m, reward, terminated, special);
 }
 
-CCGYM_LANES_ENTRY(ccgym_acrobot_lanes_block, acrobot_lanes)
+CCGYM_BLOCK_ENTRY(ccgym_acrobot, acrobot_lanes)

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "ccgym/driver.h"
+#include "ccgym/npmath.h"
 #include "ccgym/portable.h"
 
 /* GCC 12 warns "may be used uninitialized" where a block's scratch array
@@ -59,12 +60,43 @@ CCGYM_INLINE void fast_book_step(const fast_book *k, size_t i, double r, uint8_t
     k->special[i] = (uint8_t)(term | trunc | (k->pending[i] & k->pend_mask));
 }
 
-/* The per-ISA entry of an exact lanes block (ccgym/driver.h's
- * CCGYM_LANES_FN(NAME)): BODY(b, actions, lo, hi, special, ps), an always-
- * inline function, with ps = 0 (shared params, which it reads as constants)
- * or 1 (per instance), then the AVX state cleared (CCGYM_BLOCK_LEAVE). */
-#define CCGYM_LANES_ENTRY(NAME, BODY)                                                      \
-    void CCGYM_LANES_FN(NAME)(CCGYM_LANES_BLOCK_ARGS)                                      \
+/* The backend a block file (src/<env>_lanes.c) is built for. CMake builds
+ * every such file once per exact-lanes ISA (CCGYM_XM_LANES: the def's
+ * exact_lanes_block) and once per fast ISA (CCGYM_FAST_SUFFIX: its
+ * fast_block, precision="fast"), and the file writes its block once, over:
+ *   CCGYM_BLOCK_BK       the step body's backend (ccgym/npmath.h CCGYM_BK_*);
+ *   ccgym_block_sincos   sin and cos of n doubles: exact math's lanes, or
+ *                        ccgym/fastmath.h's fast ones;
+ *   CCGYM_BLOCK_POW2_SURE, CCGYM_BLOCK_POW2F_SURE
+ *                        whether the backend's squares need no pow
+ *                        fallback (exact: once the self-check accepted the
+ *                        lanes rule; fast: always). */
+#if defined(CCGYM_FAST_SUFFIX)
+#include "ccgym/fastmath.h"
+#define CCGYM_BLOCK_BK CCGYM_BK_FAST
+#define ccgym_block_sincos ccgym_fast_sincos_n
+#define CCGYM_BLOCK_POW2_SURE 1
+#define CCGYM_BLOCK_POW2F_SURE 1
+#define CCGYM_BLOCK_FN_(NAME) CCGYM_LANES_CAT_(NAME##_fast_block, CCGYM_FAST_SUFFIX)
+#else
+#include "ccgym/exactmath.h"
+#define CCGYM_BLOCK_BK CCGYM_BK_LANES
+#define ccgym_block_sincos ccgym_xm_sincos_array
+#define CCGYM_BLOCK_POW2_SURE ccgym_pow2_fast
+#define CCGYM_BLOCK_POW2F_SURE (ccgym_pow2_fast && ccgym_pow2f_fast)
+#define CCGYM_BLOCK_FN_(NAME) CCGYM_LANES_FN(NAME##_lanes_block)
+#endif
+
+/* The entry of an env's block in this build, NAME_lanes_block_<isa> or
+ * NAME_fast_block_<isa> (declared and picked by ccgym/driver.h's
+ * CCGYM_LANES_BLOCK and CCGYM_FAST_KERNEL): BODY(b, actions, lo, hi,
+ * special, ps), an always-inline function, with ps = 0 (shared params,
+ * which it reads as constants) or 1 (per instance), then the AVX state
+ * cleared (CCGYM_BLOCK_LEAVE). CCGYM_BLOCK_ENTRY makes both blocks;
+ * CCGYM_LANES_ENTRY only the exact one, for an env without a fast step
+ * (its fast def steps exactly; the fast builds of its file define nothing). */
+#define CCGYM_BLOCK_ENTRY(NAME, BODY)                                                      \
+    void CCGYM_BLOCK_FN_(NAME)(CCGYM_LANES_BLOCK_ARGS)                                     \
     {                                                                                      \
         if (b->params_stride)                                                              \
             BODY(b, actions, lo, hi, special, 1);                                          \
@@ -72,6 +104,11 @@ CCGYM_INLINE void fast_book_step(const fast_book *k, size_t i, double r, uint8_t
             BODY(b, actions, lo, hi, special, 0);                                          \
         CCGYM_BLOCK_LEAVE();                                                               \
     }
+#if defined(CCGYM_FAST_SUFFIX)
+#define CCGYM_LANES_ENTRY(NAME, BODY)
+#else
+#define CCGYM_LANES_ENTRY(NAME, BODY) CCGYM_BLOCK_ENTRY(NAME, BODY)
+#endif
 
 /* fast_book_step over a whole block, in passes that vectorise (one type of
  * value each, restrict pointers): ret_add[i] added to instance lo + i's

@@ -80,7 +80,8 @@ CCGYM_INLINE void ccgym_cartpole_step(const ccgym_cartpole_params *p, ccgym_cart
 {
     (void)rng;
     ccgym_cartpole_state next = *s;
-    const int term = ccgym_cartpole_step_body(p, s, *action, sin(s->theta), cos(s->theta), &next);
+    const int term = ccgym_cartpole_step_body(CCGYM_BK_SCALAR, p, s, *action, sin(s->theta),
+                                              cos(s->theta), &next);
     *s = next;
     *reward = !term ? (p->sutton_barto_reward ? 0.0 : 1.0) : ccgym_cartpole_fallen(p, s);
     *terminated = (uint8_t)term;
@@ -118,15 +119,18 @@ static int ccgym_cartpole_step_warns(const void *s, int terminated)
     return terminated && ((const ccgym_cartpole_state *)s)->steps_beyond_terminated == 1;
 }
 
-/* The exact step in SIMD lanes (src/cartpole_lanes.c, the same step body), per ISA. */
+/* The step in SIMD lanes, exact and fast (src/cartpole_lanes.c, the same step
+ * body over two backends), per ISA. */
 CCGYM_LANES_BLOCK(ccgym_cartpole)
+CCGYM_FAST_KERNEL(ccgym_cartpole)
 
 CCGYM_DEFINE_ENV(ccgym_cartpole, ccgym_cartpole_state, ccgym_cartpole_params, int64_t, 0, 2, 4,
-                 -0.05, 0.05, ccgym_cartpole_fast_step_range, .name = "CartPole",
+                 -0.05, 0.05, .name = "CartPole",
                  .reset_option_a = "low", .reset_option_b = "high", .canvas_width = 600,
                  .canvas_height = 400, .gym_class = "CartPoleEnv", .scene = "cartpole",
                  .action_rules = CCGYM_RULE_ASSERTS_CONTAINS,
                  .obs_low = ccgym_cartpole_obs_low, .obs_high = ccgym_cartpole_obs_high,
                  .exact_lanes_block = CCGYM_LANES_BLOCK_OF(ccgym_cartpole),
+                 .fast_block = CCGYM_FAST_KERNEL_OF(ccgym_cartpole),
                  .step_warning = ccgym_cartpole_step_warning,
                  .step_warns = ccgym_cartpole_step_warns)

@@ -1,20 +1,21 @@
-/* CartPole's exact step over a block of instances in SIMD lanes: the def's
- * exact_lanes_block (CCGYM_LANES_BLOCK in src/cartpole.c), built once per
- * ISA (CMakeLists.txt: every lanes file of src/). The physics is the one
- * step body, ccgym_cartpole_step_body (ccgym/cartpole.h), over exact math's
- * lanes for sin and cos, in a branch-free loop the compiler carries into
- * this ISA's lanes (-ffp-contract=off: each operation rounded as written, so
- * every lane gives the per-instance step's bits, its four divisions too).
- * The instances that terminated (few) get their reward and
- * steps_beyond_terminated by the exact step's own ccgym_cartpole_fallen;
- * tests/test_exact_math.py compares the block with the per-instance step
- * bit for bit. */
+/* CartPole's step over a block of instances in SIMD lanes, written once and
+ * built twice per ISA (block_book.h, CMakeLists.txt: every block file of
+ * src/): as the def's exact_lanes_block (CCGYM_LANES_BLOCK in
+ * src/cartpole.c) and as its fast_block (CCGYM_FAST_KERNEL, precision="fast").
+ * The physics is the one step body, ccgym_cartpole_step_body
+ * (ccgym/cartpole.h), over the build's backend: exact math's lanes for sin
+ * and cos, in a branch-free loop the compiler carries into this ISA's lanes
+ * (-ffp-contract=off: each operation rounded as written, so every lane gives
+ * the per-instance step's bits, its four divisions too), or the fast sin and
+ * cos and one division. The instances that terminated (few) get their reward
+ * and steps_beyond_terminated by the exact step's own ccgym_cartpole_fallen;
+ * tests/test_exact_math.py compares the exact block with the per-instance
+ * step bit for bit, tests/test_fast.py the fast one with its bounds. */
 #include <math.h>
 
 #include "block_book.h"
 #include "ccgym/cartpole.h"
 #include "ccgym/driver.h"
-#include "ccgym/exactmath.h"
 #include "fast_kernels.h"
 
 #define BLOCK CCGYM_FAST_BLOCK
@@ -30,7 +31,7 @@ CCGYM_ALWAYS_INLINE void cartpole_lanes(const ccgym_batch *b, const void *action
     double x[BLOCK], xd[BLOCK], th[BLOCK], thd[BLOCK], sn[BLOCK], cs[BLOCK];
     int64_t term[BLOCK];
     ccgym_block_load4(st, sizeof *st, m, BLOCK, x, xd, th, thd);
-    ccgym_xm_sincos_array(th, sn, cs, m);
+    ccgym_block_sincos(th, sn, cs, m);
     /* shared params: a local copy, so that the loop reads them as constants */
     const ccgym_cartpole_params shared = *P;
     for (size_t i = 0; i < m; i++) {
@@ -40,7 +41,7 @@ CCGYM_ALWAYS_INLINE void cartpole_lanes(const ccgym_batch *b, const void *action
         s.x_dot = xd[i];
         s.theta = th[i];
         s.theta_dot = thd[i];
-        term[i] = ccgym_cartpole_step_body(p, &s, act[i], sn[i], cs[i], &next);
+        term[i] = ccgym_cartpole_step_body(CCGYM_BLOCK_BK, p, &s, act[i], sn[i], cs[i], &next);
         x[i] = next.x;
         xd[i] = next.x_dot;
         th[i] = next.theta;
@@ -76,4 +77,4 @@ CCGYM_ALWAYS_INLINE void cartpole_lanes(const ccgym_batch *b, const void *action
     }
 }
 
-CCGYM_LANES_ENTRY(ccgym_cartpole_lanes_block, cartpole_lanes)
+CCGYM_BLOCK_ENTRY(ccgym_cartpole, cartpole_lanes)

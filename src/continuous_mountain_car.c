@@ -175,8 +175,7 @@ static const float ccgym_continuous_mountain_car_action_low[1] = {-1.0f};
 static const float ccgym_continuous_mountain_car_action_high[1] = {1.0f};
 
 CCGYM_DEFINE_ENV(ccgym_continuous_mountain_car, ccgym_continuous_mountain_car_state,
-                 ccgym_continuous_mountain_car_params, float, 1, 0, 2, -0.6, -0.4,
-                 ccgym_continuous_mountain_car_step_range, .name = "MountainCarContinuous",
+                 ccgym_continuous_mountain_car_params, float, 1, 0, 2, -0.6, -0.4, .name = "MountainCarContinuous",
                  .reset_option_a = "low", .reset_option_b = "high", .canvas_width = 600,
                  .canvas_height = 400, .gym_class = "Continuous_MountainCarEnv", .scene = "continuous_mountain_car",
                  .action_rules = CCGYM_RULE_SQUARE_OVERFLOWS | CCGYM_RULE_LIST_DEFERS,

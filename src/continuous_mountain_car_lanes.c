@@ -12,13 +12,14 @@
  * type; the float64 state right after a reset; numpy-typed attributes) are
  * recomputed with the scalar body from the same inputs;
  * tests/test_exact_math.py compares the block with the per-instance step bit
- * for bit. */
+ * for bit.
+ * Exact only (CCGYM_LANES_ENTRY): the fast builds of this file define
+ * nothing, and the env's fast def steps exactly (no trig worth a fast form). */
 #include <math.h>
 
 #include "block_book.h"
 #include "ccgym/continuous_mountain_car.h"
 #include "ccgym/driver.h"
-#include "ccgym/exactmath.h"
 #include "fast_kernels.h"
 
 #define BLOCK CCGYM_FAST_BLOCK
@@ -49,7 +50,7 @@ CCGYM_ALWAYS_INLINE void cmc_lanes(const ccgym_batch *b, const void *actions, si
     }
     for (size_t i = 0; i < m; i++)
         f32[i] = st[i].state_f32;
-    ccgym_xm_sincos_array(three, sn, cs, m);
+    ccgym_block_sincos(three, sn, cs, m);
     for (size_t i = 0; i < m; i++) {
         const ccgym_continuous_mountain_car_params *p = ps ? P + i : &shared;
         ccgym_continuous_mountain_car_state s;
@@ -59,7 +60,7 @@ CCGYM_ALWAYS_INLINE void cmc_lanes(const ccgym_batch *b, const void *actions, si
         double sl = ((p->typed != 0) | (f32[i] == 0)) ? 1.0 : 0.0, r;
         float ob[2];
         uint8_t t;
-        ccgym_continuous_mountain_car_step_body(1, p, &s, act[i], CCGYM_ACTION_F32, CCGYM_T_F32,
+        ccgym_continuous_mountain_car_step_body(CCGYM_BLOCK_BK, p, &s, act[i], CCGYM_ACTION_F32, CCGYM_T_F32,
                                                 0, cs[i], ob, &r, &t, &sl);
         npos[i] = s.position;
         nvel[i] = s.velocity;
@@ -102,4 +103,4 @@ CCGYM_ALWAYS_INLINE void cmc_lanes(const ccgym_batch *b, const void *actions, si
     fast_book_block(b, lo, m, rew, terminated, special);
 }
 
-CCGYM_LANES_ENTRY(ccgym_continuous_mountain_car_lanes_block, cmc_lanes)
+CCGYM_LANES_ENTRY(ccgym_continuous_mountain_car, cmc_lanes)

@@ -1,20 +1,19 @@
-/* The fast mode's env defs (precision="fast"): ccgym_<env>_fast_def steps
- * blocks of instances with the vectorised kernels of src/fast_kernels.c,
- * picked at run time for the CPU (avx512, avx2+fma or generic), and keeps
- * the generic driver's semantics (time limit, autoreset modes, final
+/* The fast mode's run-time pick (precision="fast"): the instruction set the
+ * fast builds use (avx512, avx2+fma or generic: the best this CPU runs, or a
+ * lower one asked for), and the fast driver of that build. An env's fast def
+ * (CCGYM_DEFINE_ENV) steps its def's fast_block (its block file built with
+ * the fast backend, src/block_book.h) under that driver, which keeps the
+ * generic driver's semantics (time limit, autoreset modes, final
  * observations, episode statistics). Resets, and so the RNG streams, are the
- * exact kernels': autoresets go through the exact def's reset_one.
- * MountainCar and MountainCarContinuous have no trig in their step worth
- * vectorising (one cos, branchy clipping), so their fast defs run the exact step. */
+ * exact kernels': autoresets go through the exact def's reset_one. An env
+ * without a fast_block (MountainCar, MountainCarContinuous: no trig in their
+ * step worth vectorising) steps exactly in its fast def. No env is named here. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "ccgym/acrobot.h"
-#include "ccgym/cartpole.h"
 #include "ccgym/driver.h"
 #include "ccgym/fastmath.h"
-#include "ccgym/pendulum.h"
 #include "fast_kernels.h"
 
 typedef struct fast_kernels {
@@ -23,14 +22,11 @@ typedef struct fast_kernels {
     int (*discrete_in_range)(const int64_t *a, size_t n, int64_t n_actions);
     void (*drive)(const ccgym_env_def *exact, ccgym_fast_block_fn block, const ccgym_batch *b,
                   const void *actions, size_t begin, size_t end);
-    ccgym_fast_block_fn cartpole, pendulum, acrobot;
 } fast_kernels;
 
 #define FAST_KERNELS(SUFFIX)                                                             \
     {#SUFFIX, ccgym_fast_sincos_array_##SUFFIX, ccgym_fast_discrete_in_range_##SUFFIX,    \
-     ccgym_fast_drive_##SUFFIX,                                                          \
-     ccgym_fast_cartpole_block_##SUFFIX,                                                 \
-     ccgym_fast_pendulum_block_##SUFFIX, ccgym_fast_acrobot_block_##SUFFIX}
+     ccgym_fast_drive_##SUFFIX}
 
 static const fast_kernels kernels[] = {
     FAST_KERNELS(generic),
@@ -105,21 +101,16 @@ int ccgym_discrete_in_range(const int64_t *a, size_t n, int64_t n_actions)
     return kernels[isa_in_use()].discrete_in_range(a, n, n_actions);
 }
 
-/* The fast step_range of an env: the vectorised block kernel of the ISA in
- * use, under the fast driver. The rest of the fast def (sizes, tables, the
- * exact reset) is the exact def's: CCGYM_DEFINE_ENV in the env's source file
- * makes both. */
-#define FAST_STEP_RANGE(NAME, FIELD)                                                         \
-    void NAME##_fast_step_range(const ccgym_batch *b, const void *actions, size_t begin,     \
-                                size_t end)                                                  \
-    {                                                                                        \
-        const fast_kernels *k_ = &kernels[isa_in_use()];                                     \
-        k_->drive(&NAME##_def, k_->FIELD, b, actions, begin, end);                           \
-    }
+int ccgym_fast_isa_index(void) { return isa_in_use(); }
 
-FAST_STEP_RANGE(ccgym_cartpole, cartpole)
-FAST_STEP_RANGE(ccgym_pendulum, pendulum)
-FAST_STEP_RANGE(ccgym_acrobot, acrobot)
+/* A fast def's step (CCGYM_DEFINE_ENV): the def's fast block under the fast
+ * driver of the ISA in use (the rest of the fast def, sizes, tables and the
+ * exact reset, is the exact def's). */
+void ccgym_fast_drive(const ccgym_env_def *def, ccgym_fast_block_fn block, const ccgym_batch *b,
+                      const void *actions, size_t begin, size_t end)
+{
+    kernels[isa_in_use()].drive(def, block, b, actions, begin, end);
+}
 
 /* The exact lanes blocks (ccgym_env_def.exact_lanes_block) under the block
  * driver: its own arithmetic is bookkeeping (no physics), so the generic

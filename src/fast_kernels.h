@@ -1,6 +1,9 @@
-/* The per-ISA block kernels of the fast mode. src/fast_kernels.c is compiled
- * once per instruction set (generic, and on x86-64 avx2+fma and avx512) with
- * CCGYM_FAST_SUFFIX naming its copies; src/fast_envs.c picks one at run time. */
+/* The block kernels' shared contract and the fast mode's per-ISA pieces:
+ * src/fast_kernels.c (the block driver, the fast sin/cos of an array, the
+ * discrete action check) is compiled once per instruction set (generic, and
+ * on x86-64 avx2+fma and avx512) with CCGYM_FAST_SUFFIX naming its copies;
+ * src/fast_envs.c picks one at run time. The envs' blocks are their own
+ * files (src/<env>_lanes.c, src/block_book.h). */
 #ifndef CCGYM_FAST_KERNELS_H_
 #define CCGYM_FAST_KERNELS_H_
 
@@ -28,13 +31,7 @@ typedef void (*ccgym_fast_block_fn)(const ccgym_batch *b, const void *actions, s
                                    size_t end);                                             \
     void ccgym_fast_sincos_array_##SUFFIX(const double *x, double *s, double *c, size_t n); \
     int ccgym_fast_discrete_in_range_##SUFFIX(const int64_t *a, size_t n,                   \
-                                              int64_t n_actions);                           \
-    void ccgym_fast_cartpole_block_##SUFFIX(const ccgym_batch *b, const void *actions,      \
-                                            size_t lo, size_t hi, uint8_t *special);        \
-    void ccgym_fast_pendulum_block_##SUFFIX(const ccgym_batch *b, const void *actions,      \
-                                            size_t lo, size_t hi, uint8_t *special);        \
-    void ccgym_fast_acrobot_block_##SUFFIX(const ccgym_batch *b, const void *actions,       \
-                                           size_t lo, size_t hi, uint8_t *special);
+                                              int64_t n_actions);
 
 CCGYM_FAST_DECLARE(generic)
 #if defined(CCGYM_FAST_X86)

@@ -150,7 +150,7 @@ static const float ccgym_mountain_car_obs_high[2] = {(float)0.6, (float)0.07};
 CCGYM_LANES_BLOCK(ccgym_mountain_car)
 
 CCGYM_DEFINE_ENV(ccgym_mountain_car, ccgym_mountain_car_state, ccgym_mountain_car_params, int64_t,
-                 0, 3, 2, -0.6, -0.4, ccgym_mountain_car_step_range, .name = "MountainCar",
+                 0, 3, 2, -0.6, -0.4, .name = "MountainCar",
                  .reset_option_a = "low", .reset_option_b = "high", .canvas_width = 600,
                  .canvas_height = 400, .gym_class = "MountainCarEnv", .scene = "mountain_car",
                  .action_rules = CCGYM_RULE_ASSERTS_CONTAINS | CCGYM_RULE_UNSIGNED_ZERO_WRAPS,

@@ -8,12 +8,13 @@
  * the per-instance step's bits). Instances the lanes cannot take (numpy-typed
  * attributes or state, a NaN gravity) are recomputed with the scalar body
  * from the same inputs; tests/test_exact_math.py compares the block with the
- * per-instance step bit for bit. */
+ * per-instance step bit for bit.
+ * Exact only (CCGYM_LANES_ENTRY): the fast builds of this file define
+ * nothing, and the env's fast def steps exactly (no trig worth a fast form). */
 #include <math.h>
 
 #include "block_book.h"
 #include "ccgym/driver.h"
-#include "ccgym/exactmath.h"
 #include "ccgym/mountain_car.h"
 #include "fast_kernels.h"
 
@@ -45,7 +46,7 @@ CCGYM_ALWAYS_INLINE void mountain_car_lanes(const ccgym_batch *b, const void *ac
     }
     for (size_t i = 0; i < m; i++)
         styped[i] = st[i].typed;
-    ccgym_xm_sincos_array(three, sn, cs, m);
+    ccgym_block_sincos(three, sn, cs, m);
     for (size_t i = 0; i < m; i++) {
         const ccgym_mountain_car_params *p = ps ? P + i : &shared;
         ccgym_mountain_car_state s, next;
@@ -55,7 +56,7 @@ CCGYM_ALWAYS_INLINE void mountain_car_lanes(const ccgym_batch *b, const void *ac
         s.position_t = s.velocity_t = CCGYM_T_F64;
         double sl = (p->typed | styped[i]) != 0 ? 1.0 : 0.0;
         uint8_t t;
-        ccgym_mountain_car_step_body(1, p, &s, act[i], 0, cs[i], &next, &t, &sl);
+        ccgym_mountain_car_step_body(CCGYM_BLOCK_BK, p, &s, act[i], 0, cs[i], &next, &t, &sl);
         npos[i] = next.position;
         nvel[i] = next.velocity;
         tf[i] = t;
@@ -90,4 +91,4 @@ CCGYM_ALWAYS_INLINE void mountain_car_lanes(const ccgym_batch *b, const void *ac
     fast_book_block(b, lo, m, ret_add, terminated, special);
 }
 
-CCGYM_LANES_ENTRY(ccgym_mountain_car_lanes_block, mountain_car_lanes)
+CCGYM_LANES_ENTRY(ccgym_mountain_car, mountain_car_lanes)

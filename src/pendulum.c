@@ -169,9 +169,10 @@ static inline void ccgym_pendulum_reset(const ccgym_pendulum_params *p, ccgym_pe
     ccgym_pendulum_observe(p, s, 0, obs);
 }
 
-/* The exact float32-action step in SIMD lanes (src/pendulum_lanes.c, the
- * same step body), per ISA. */
+/* The float32-action step in SIMD lanes, exact and fast (src/pendulum_lanes.c,
+ * the same step body over two backends), per ISA. */
 CCGYM_LANES_BLOCK(ccgym_pendulum)
+CCGYM_FAST_KERNEL(ccgym_pendulum)
 
 CCGYM_DECLARE_TYPED_STEP(ccgym_pendulum);
 
@@ -182,13 +183,14 @@ static const float ccgym_pendulum_action_low[1] = {-2.0f};
 static const float ccgym_pendulum_action_high[1] = {2.0f};
 
 CCGYM_DEFINE_ENV(ccgym_pendulum, ccgym_pendulum_state, ccgym_pendulum_params, float, 1, 0, 3,
-                 M_PI, 1.0, ccgym_pendulum_fast_step_range, .name = "Pendulum",
+                 M_PI, 1.0, .name = "Pendulum",
                  .reset_symmetric = 1, .reset_option_a = "x_init", .reset_option_b = "y_init",
                  .canvas_width = 500, .canvas_height = 500, .gym_class = "PendulumEnv", .scene = "pendulum",
                  .reward_type = CCGYM_REWARD_NUMPY,
                  .typed_step_range = ccgym_pendulum_typed_step_range,
                  .obs_low = ccgym_pendulum_obs_low, .obs_high = ccgym_pendulum_obs_high,
                  .action_low = ccgym_pendulum_action_low, .action_high = ccgym_pendulum_action_high,
-                 .exact_lanes_block = CCGYM_LANES_BLOCK_OF(ccgym_pendulum))
+                 .exact_lanes_block = CCGYM_LANES_BLOCK_OF(ccgym_pendulum),
+                 .fast_block = CCGYM_FAST_KERNEL_OF(ccgym_pendulum))
 
 CCGYM_DEFINE_TYPED_STEP(ccgym_pendulum, ccgym_pendulum_state, ccgym_pendulum_params, 1)

@@ -1,20 +1,22 @@
-/* Pendulum's exact float32-action step over a block of instances in SIMD
- * lanes: the def's exact_lanes_block (CCGYM_LANES_BLOCK in src/pendulum.c),
- * built once per ISA (CMakeLists.txt: every lanes file of src/). The step is the
- * one step body, ccgym_pendulum_step_body (ccgym/pendulum.h), over exact
- * math's lanes for np.sin / np.cos and ccgym/npmath.h's lanes backend for
- * the remainder and the squares, in a branch-free loop the compiler carries
- * into this ISA's lanes (-ffp-contract=off: the same operations, each
- * rounded as written, so every lane gives the per-instance step's bits).
- * Instances the backend could not decide (a th beyond fmod's Dekker range, a
- * square the pow rule leaves to pow, numpy-typed attributes) are recomputed
- * with the scalar backend, from the same inputs; tests/test_exact_math.py
- * compares the block with the per-instance step bit for bit. */
+/* Pendulum's float32-action step over a block of instances in SIMD lanes,
+ * written once and built twice per ISA (block_book.h, CMakeLists.txt: every
+ * block file of src/): as the def's exact_lanes_block (CCGYM_LANES_BLOCK in
+ * src/pendulum.c) and as its fast_block (CCGYM_FAST_KERNEL,
+ * precision="fast"). The step is the one step body, ccgym_pendulum_step_body
+ * (ccgym/pendulum.h), over the build's backend: exact math's lanes for
+ * np.sin / np.cos and ccgym/npmath.h's lanes backend for the remainder and
+ * the squares, in a branch-free loop the compiler carries into this ISA's
+ * lanes (-ffp-contract=off: the same operations, each rounded as written, so
+ * every lane gives the per-instance step's bits), or the fast sin and cos and
+ * x * x for the squares. Instances the backend could not decide (a th beyond
+ * fmod's Dekker range, a square the pow rule leaves to pow, numpy-typed
+ * attributes) are recomputed with the scalar backend, from the same inputs;
+ * tests/test_exact_math.py compares the exact block with the per-instance
+ * step bit for bit, tests/test_fast.py the fast one with its bounds. */
 #include <math.h>
 
 #include "block_book.h"
 #include "ccgym/driver.h"
-#include "ccgym/exactmath.h"
 #include "ccgym/pendulum.h"
 #include "fast_kernels.h"
 
@@ -34,14 +36,14 @@ CCGYM_ALWAYS_INLINE void pendulum_lanes(const ccgym_batch *b, const void *action
     int64_t nut[BLOCK];
     uint16_t left[BLOCK];
     /* the squares' rule accepted by the self-check: else every instance is slow */
-    const int sure = ccgym_pow2_fast && ccgym_pow2f_fast;
+    const int sure = CCGYM_BLOCK_POW2F_SURE;
     /* u's type in the untyped step: the float32 action's and a Python max_torque's */
     const int ut = ccgym_num_promote(CCGYM_T_F32, CCGYM_T_PY);
     for (size_t i = 0; i < m; i++) {
         th[i] = st[i].th;
         thd[i] = st[i].thdot;
     }
-    ccgym_xm_sincos_array(th, sn, cs, m);
+    ccgym_block_sincos(th, sn, cs, m);
     /* shared params: a local copy, so that the loop reads them as constants */
     const ccgym_pendulum_params shared = *P;
     /* the values the step squares and their squares by the lanes rule; an
@@ -53,12 +55,12 @@ CCGYM_ALWAYS_INLINE void pendulum_lanes(const ccgym_batch *b, const void *action
         s.th = th[i];
         s.thdot = thd[i];
         double w = p->typed ? 1.0 : 0.0, f0 = 0, f1 = 0, f2 = 0;
-        const ccgym_pendulum_pre pre = ccgym_pendulum_pre_bk(1, p, &s, act[i], CCGYM_T_F32, 0, &w);
+        const ccgym_pendulum_pre pre = ccgym_pendulum_pre_bk(CCGYM_BLOCK_BK, p, &s, act[i], CCGYM_T_F32, 0, &w);
         u[i] = pre.u.v;
         an[i] = pre.an;
-        sq[0][i] = (double)ccgym_pow2f_bk(1, (float)pre.u.v, &f0);
-        sq[1][i] = ccgym_pow2_bk(1, pre.an, &f1);
-        sq[2][i] = ccgym_pow2_bk(1, thd[i], &f2);
+        sq[0][i] = (double)ccgym_pow2f_bk(CCGYM_BLOCK_BK, (float)pre.u.v, &f0);
+        sq[1][i] = ccgym_pow2_bk(CCGYM_BLOCK_BK, pre.an, &f1);
+        sq[2][i] = ccgym_pow2_bk(CCGYM_BLOCK_BK, thd[i], &f2);
         sq_slow[0][i] = f0;
         sq_slow[1][i] = f1;
         sq_slow[2][i] = f2;
@@ -129,7 +131,7 @@ CCGYM_ALWAYS_INLINE void pendulum_lanes(const ccgym_batch *b, const void *action
         terminated[i] = 0;
     }
     fast_book_block(b, lo, m, rew, NULL, special);
-    ccgym_xm_sincos_array(nth, sn, cs, m);
+    ccgym_block_sincos(nth, sn, cs, m);
     for (size_t i = 0; i < m; i++) {
         obs[3 * i + 0] = (float)cs[i];
         obs[3 * i + 1] = (float)sn[i];
@@ -137,4 +139,4 @@ CCGYM_ALWAYS_INLINE void pendulum_lanes(const ccgym_batch *b, const void *action
     }
 }
 
-CCGYM_LANES_ENTRY(ccgym_pendulum_lanes_block, pendulum_lanes)
+CCGYM_BLOCK_ENTRY(ccgym_pendulum, pendulum_lanes)

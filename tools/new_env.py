@@ -18,9 +18,10 @@ CMake compiles every ``src/*.c`` of the kernels, and every shared layer
 reads the new env from its def, so a build after this gives the new ids
 (``ccgym/<NAME>-v1`` ...) everywhere the source's work: single, vector, SB3,
 rendering, snapshots, attributes, bench. The new env steps like its source
-until you change its physics in ``src/<name>.c``. Symbols the source uses but
-does not own (its fast kernel, declared in a shared header) are kept, so the
-copy runs the source's fast kernel too; the def's ``gym_class`` (the
+until you change its physics in ``src/<name>.c`` (and its header's step
+body, which the block file runs too, exact and fast). Symbols the source
+uses but does not own (declared in a shared header) are kept; the def's
+``gym_class`` (the
 Gymnasium class the env mirrors, the reference of the parity tests) and
 ``scene`` (its render scene) are kept as well: change them with the physics.
 
@@ -99,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
         def ident(mo: re.Match) -> str:
             word = mo.group(0)
             if word in keep:
-                return word  # the source's fast kernel, declared in a shared header
+                return word  # declared in a shared header: not the source's own
             return f"ccgym_{new}" + word[len(prefix):]
         text = re.sub(r"\b" + re.escape(prefix) + r"(?:_\w+)?\b", ident, text)
         text = text.replace(f"CCGYM_{old.upper()}_H_", f"CCGYM_{new.upper()}_H_")

@@ -53,9 +53,19 @@ trap cleanup EXIT
 
 WARN=(-std=gnu99 -Wall -Wextra -Werror -Iinclude -Isrc)
 EXACT=(-O2 -ffp-contract=off -fno-fast-math -fno-builtin-pow -fno-builtin-powf -fno-math-errno)
-FAST=(-O3 -fno-fast-math -ffp-contract=fast -fno-trapping-math -fno-math-errno)
-KERNELS=(rng parallel batch cartpole mountain_car continuous_mountain_car pendulum acrobot envs
-         ceiling exact_math)
+FAST=("${EXACT[@]}" -O3 -fno-trapping-math)
+# The kernels as CMakeLists.txt gathers them: every src/*.c but the per-ISA
+# files (the lanes files and the fast kernels) and the renderer; the fast
+# objects: src/fast_kernels.c and the envs' block files, per fast ISA.
+KERNELS=()
+BLOCKS=()
+for f in src/*.c; do
+  case "$f" in
+    src/exact_math_lanes.c|src/fast_kernels.c|src/render.c) ;;
+    *_lanes.c) BLOCKS+=("$f") ;;
+    *) KERNELS+=("$(basename "$f" .c)") ;;
+  esac
+done
 
 # build "CC [ARGS]" TAG EXTRA...: every C source into $OUT/TAG, and the
 # driver linked against them as $OUT/TAG/driver_test[.exe].
@@ -70,18 +80,22 @@ build() {
     # exact_math.c without its lanes (the driver does not call exact math).
     local xm=()
     [ "$f" = exact_math ] && xm=(-DCCGYM_XM_NO_LANES=1)
-    "${cc[@]}" "${WARN[@]}" "${EXACT[@]}" "$@" "${xm[@]}" -c "src/$f.c" -o "$dir/$f.o"
+    "${cc[@]}" "${WARN[@]}" "${EXACT[@]}" "$@" "${xm[@]}" -DCCGYM_FAST_X86=1 -c "src/$f.c" \
+      -o "$dir/$f.o"
     objs+=("$dir/$f.o")
   done
   # The renderer: compiled with the same flags (not linked: the driver does not draw).
   "${cc[@]}" "${WARN[@]}" "${EXACT[@]}" "$@" -c src/render.c -o "$dir/render.o"
-  "${cc[@]}" "${WARN[@]}" "${EXACT[@]}" "$@" -DCCGYM_FAST_X86=1 -c src/fast_envs.c -o "$dir/fast_envs.o"
-  "${cc[@]}" "${WARN[@]}" "${FAST[@]}" "$@" -DCCGYM_FAST_SUFFIX=generic -c src/fast_kernels.c -o "$dir/fk_generic.o"
-  "${cc[@]}" "${WARN[@]}" "${FAST[@]}" "$@" -DCCGYM_FAST_SUFFIX=avx2 -mavx2 -mfma -c src/fast_kernels.c \
-    -o "$dir/fk_avx2.o"
-  "${cc[@]}" "${WARN[@]}" "${FAST[@]}" "$@" -DCCGYM_FAST_SUFFIX=avx512 -mavx512f -mavx512dq -mavx512vl \
-    -mavx512bw -mavx2 -mfma -mprefer-vector-width=512 -c src/fast_kernels.c -o "$dir/fk_avx512.o"
-  objs+=("$dir/fast_envs.o" "$dir/fk_generic.o" "$dir/fk_avx2.o" "$dir/fk_avx512.o")
+  local g
+  for g in src/fast_kernels.c "${BLOCKS[@]}"; do
+    local o="$dir/fk_$(basename "$g" .c)"
+    "${cc[@]}" "${WARN[@]}" "${FAST[@]}" "$@" -DCCGYM_FAST_SUFFIX=generic -c "$g" -o "${o}_generic.o"
+    "${cc[@]}" "${WARN[@]}" "${FAST[@]}" "$@" -DCCGYM_FAST_SUFFIX=avx2 -mavx2 -mfma -c "$g" \
+      -o "${o}_avx2.o"
+    "${cc[@]}" "${WARN[@]}" "${FAST[@]}" "$@" -DCCGYM_FAST_SUFFIX=avx512 -mavx512f -mavx512dq \
+      -mavx512vl -mavx512bw -mavx2 -mfma -mprefer-vector-width=512 -c "$g" -o "${o}_avx512.o"
+    objs+=("${o}_generic.o" "${o}_avx2.o" "${o}_avx512.o")
+  done
   local libs=(-lm -lpthread)
   case "${cc[@]}" in *mingw*) libs=(-static) ;; esac
   "${cc[@]}" "${WARN[@]}" "${EXACT[@]}" "$@" -Itests/c -c tests/c/driver_test.c -o "$dir/driver_test.o"

@@ -5,6 +5,7 @@
 #include <stdint.h>
 
 #include "ccgym/env.h"
+#include "ccgym/npmath.h"
 #include "ccgym/portable.h"
 
 typedef struct ccgym_cartpole_params {
@@ -47,22 +48,31 @@ static inline double ccgym_cartpole_fallen(const ccgym_cartpole_params *p,
 /* The step's physics: Gymnasium's CartPoleEnv.step from the state s and
  * the action (0 or 1), with sintheta, costheta = sin and cos of s's theta,
  * to the next state's four floats in *next and whether it terminated. The
- * one step body of every exact path: the per-instance step (src/cartpole.c,
- * libm's sin and cos) and the exact lanes block (src/cartpole_lanes.c, a
- * branch-free loop of it over exact math's lanes). */
-CCGYM_ALWAYS_INLINE int ccgym_cartpole_step_body(const ccgym_cartpole_params *p,
+ * one step body of every path, by its backend bk (ccgym/npmath.h
+ * CCGYM_BK_*): the per-instance step (src/cartpole.c; CCGYM_BK_SCALAR,
+ * libm's sin and cos) and the blocks of src/cartpole_lanes.c, exact
+ * (CCGYM_BK_LANES: a branch-free loop of it over exact math's lanes, the
+ * same bits) and fast (CCGYM_BK_FAST: fast sin and cos, and one division by
+ * total_mass, its reciprocal, where Gymnasium divides by it three times). */
+CCGYM_ALWAYS_INLINE int ccgym_cartpole_step_body(const int bk, const ccgym_cartpole_params *p,
                                                  const ccgym_cartpole_state *s, int64_t action,
                                                  double sintheta, double costheta,
                                                  ccgym_cartpole_state *next)
 {
     const double x = s->x, x_dot = s->x_dot, theta = s->theta, theta_dot = s->theta_dot;
     const double force = action == 1 ? p->force_mag : -p->force_mag;
-    const double temp =
-        (force + p->polemass_length * (theta_dot * theta_dot) * sintheta) / p->total_mass;
+    const int fast = bk == CCGYM_BK_FAST;
+    const double inv_total_mass = fast ? 1.0 / p->total_mass : 0.0;
+#define CCGYM_CARTPOLE_PER_TOTAL_MASS_(v) (fast ? (v) * inv_total_mass : (v) / p->total_mass)
+    const double temp = CCGYM_CARTPOLE_PER_TOTAL_MASS_(
+        force + p->polemass_length * (theta_dot * theta_dot) * sintheta);
     const double thetaacc =
         (p->gravity * sintheta - costheta * temp) /
-        (p->length * (4.0 / 3.0 - p->masspole * (costheta * costheta) / p->total_mass));
-    const double xacc = temp - p->polemass_length * thetaacc * costheta / p->total_mass;
+        (p->length *
+         (4.0 / 3.0 - CCGYM_CARTPOLE_PER_TOTAL_MASS_(p->masspole * (costheta * costheta))));
+    const double xacc =
+        temp - CCGYM_CARTPOLE_PER_TOTAL_MASS_(p->polemass_length * thetaacc * costheta);
+#undef CCGYM_CARTPOLE_PER_TOTAL_MASS_
     /* euler: positions from the old velocities; semi-implicit: from the new */
     const double n_x_dot = x_dot + p->tau * xacc;
     const double n_theta_dot = theta_dot + p->tau * thetaacc;

@@ -95,13 +95,14 @@ typedef struct ccgym_batch {
 /* Every exact env's def: the registry ccgym_envs[] (ccgym/env.h) lists them;
  * each one's fast variant is its def's `fast`. */
 
-/* The fast step of the envs that have one (src/fast_envs.c). */
-void ccgym_cartpole_fast_step_range(const ccgym_batch *b, const void *actions, size_t begin,
-                                    size_t end);
-void ccgym_pendulum_fast_step_range(const ccgym_batch *b, const void *actions, size_t begin,
-                                    size_t end);
-void ccgym_acrobot_fast_step_range(const ccgym_batch *b, const void *actions, size_t begin,
-                                   size_t end);
+/* precision="fast": the fast block driver (src/fast_kernels.c, built for the
+ * fast ISA in use) over the block `block` of def (its fast_block), and the
+ * index of that ISA (0 generic, 1 avx2+fma, 2 avx512: src/fast_envs.c). */
+void ccgym_fast_drive(const ccgym_env_def *def, void (*block)(const struct ccgym_batch *,
+                                                              const void *, size_t, size_t,
+                                                              uint8_t *),
+                      const ccgym_batch *b, const void *actions, size_t begin, size_t end);
+int ccgym_fast_isa_index(void);
 
 /* Whether every one of the n discrete actions a[i] is in [0, n_actions)
  * (n_actions > 0): the action check of every discrete step, vectorised for
@@ -260,6 +261,32 @@ void ccgym_exact_lanes_drive(const ccgym_env_def *def, const ccgym_batch *b, con
 #define CCGYM_LANES_BLOCK(NAME)
 #define CCGYM_LANES_BLOCK_OF(NAME) NULL
 #endif
+/* An env's fast block (ccgym_env_def.fast_block): the same block file,
+ * src/<env>_lanes.c, built once per fast ISA with the fast backend
+ * (src/block_book.h), as NAME_fast_block_<isa>. CCGYM_FAST_KERNEL(NAME), in
+ * the env's file, declares those builds and defines the block the def names
+ * as .fast_block = CCGYM_FAST_KERNEL_OF(NAME): the build for the fast ISA in
+ * use (ccgym_fast_isa_index). */
+#if defined(CCGYM_FAST_X86)
+#define CCGYM_FAST_KERNEL(NAME)                                                               \
+    void NAME##_fast_block_generic(CCGYM_LANES_BLOCK_ARGS);                                  \
+    void NAME##_fast_block_avx2(CCGYM_LANES_BLOCK_ARGS);                                     \
+    void NAME##_fast_block_avx512(CCGYM_LANES_BLOCK_ARGS);                                   \
+    static void NAME##_fast_block(CCGYM_LANES_BLOCK_ARGS)                                    \
+    {                                                                                        \
+        const int isa_ = ccgym_fast_isa_index();                                             \
+        if (isa_ == 2)                                                                       \
+            NAME##_fast_block_avx512(b, actions, lo, hi, special);                           \
+        else if (isa_ == 1)                                                                  \
+            NAME##_fast_block_avx2(b, actions, lo, hi, special);                             \
+        else                                                                                 \
+            NAME##_fast_block_generic(b, actions, lo, hi, special);                          \
+    }
+#define CCGYM_FAST_KERNEL_OF(NAME) NAME##_fast_block
+#else
+#define CCGYM_FAST_KERNEL(NAME) void NAME##_fast_block_generic(CCGYM_LANES_BLOCK_ARGS);
+#define CCGYM_FAST_KERNEL_OF(NAME) NAME##_fast_block_generic
+#endif
 /* In src/<env>_lanes.c (built with CCGYM_XM_LANES=avx2, avx512 or neon):
  * the name of this build's function. */
 #define CCGYM_LANES_CAT2_(a, b) a##_##b
@@ -412,10 +439,10 @@ CCGYM_INLINE void ccgym_bare_loop(const ccgym_bare_job *j, size_t begin, size_t 
  *     in order.
  * The loop-critical facts are arguments (constants in the loops); the rest of
  * the def (name, reset options, canvas) follows as designated initializers.
- * FAST_STEP is the fast variant's step_range (NAME_step_range: no fast
- * kernel); the fast def is the same env otherwise. */
+ * The fast def is the same env with the fast step: the def's fast_block
+ * under the fast driver where the def names one, else the exact step. */
 #define CCGYM_DEFINE_ENV(NAME, STATE_T, PARAMS_T, ACTION_T, ACTION_DIM, N_ACTIONS, OBS_DIM,  \
-                         DEF_A, DEF_B, FAST_STEP, ...)                                       \
+                         DEF_A, DEF_B, ...)                                                  \
     typedef char NAME##_obs_dim_fits_[(OBS_DIM) <= CCGYM_MAX_OBS_DIM ? 1 : -1];              \
     CCGYM_INLINE void NAME##_step_fn(const void *p, void *s, ccgym_pcg64 *rng,               \
                                      const void *a, float *obs, double *r, uint8_t *t)      \
@@ -440,6 +467,15 @@ CCGYM_INLINE void ccgym_bare_loop(const ccgym_bare_job *j, size_t begin, size_t 
                          begin, end, sizeof(STATE_T), OBS_DIM, DEF_A, DEF_B,                 \
                          NAME##_step_fn, NAME##_reset_fn);                                   \
     }                                                                                        \
+    static void NAME##_fast_step_range(const ccgym_batch *b, const void *actions,           \
+                                       size_t begin, size_t end)                            \
+    {                                                                                        \
+        if (NAME##_def.fast_block) {                                                         \
+            ccgym_fast_drive(&NAME##_def, NAME##_def.fast_block, b, actions, begin, end);    \
+            return;                                                                          \
+        }                                                                                    \
+        NAME##_step_range(b, actions, begin, end);                                           \
+    }                                                                                        \
     static void NAME##_observe_fn(const void *p, const void *s, int just_reset, float *obs) \
     {                                                                                        \
         NAME##_observe((const PARAMS_T *)p, (const STATE_T *)s, just_reset, obs);            \
@@ -463,7 +499,8 @@ CCGYM_INLINE void ccgym_bare_loop(const ccgym_bare_job *j, size_t begin, size_t 
                                       __VA_ARGS__};                                            \
     const ccgym_env_def NAME##_fast_def = {CCGYM_ENV_DEF_INIT_(NAME, STATE_T, PARAMS_T,          \
                                                                ACTION_DIM, N_ACTIONS, OBS_DIM,  \
-                                                               DEF_A, DEF_B, FAST_STEP),        \
+                                                               DEF_A, DEF_B,                    \
+                                                               NAME##_fast_step_range),         \
                                            __VA_ARGS__};
 
 /* Defines NAME_typed_step_range (the def's typed_step_range, ccgym/env.h) for

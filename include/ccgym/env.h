@@ -22,7 +22,7 @@
  * meaning changed); the def macros store it in ccgym_env_def.api_version and
  * registration (ccgym.register_c_env) takes a def only when it equals this
  * build's: a plugin built against another ccgym must be rebuilt. */
-#define CCGYM_API_VERSION 1
+#define CCGYM_API_VERSION 2
 
 /* The C type of a state or params struct field. */
 enum ccgym_field_type {
@@ -299,6 +299,13 @@ typedef struct ccgym_env_def {
      * steps_beyond_terminated == 0 test. Both set, or both NULL. */
     const char *step_warning;
     int (*step_warns)(const void *state, int terminated);
+    /* precision="fast": the fast step of instances [lo, hi) as a block
+     * kernel (the exact_lanes_block contract), the fast def's step under the
+     * fast driver; NULL: the fast def steps exactly. The stock envs build it
+     * from their one block file (src/<env>_lanes.c with the fast backend,
+     * ccgym/driver.h CCGYM_FAST_KERNEL); a plugin may name its own. */
+    void (*fast_block)(const struct ccgym_batch *b, const void *actions, size_t lo, size_t hi,
+                       uint8_t *special);
 } ccgym_env_def;
 
 /* The registry (src/envs.c): every stock env, the first entries of

@@ -173,15 +173,27 @@ static inline double ccgym_npy_remainder(double a, double b)
     return mod;
 }
 
-/* The exact lanes backend (src/<env>_lanes.c): the primitives above as
- * branch-free code, which a loop of step bodies can carry into SIMD lanes.
- * Each gives the scalar primitive's result wherever it leaves *slow alone,
- * and adds to *slow (a count) where it cannot be sure (outside ccgym_fmod's Dekker
- * range; a square the pow rule does not take): the caller recomputes those
- * instances with the scalar primitives. The _bk forms pick by `lanes`, a
- * constant where they are inlined: 0 the scalar primitive, 1 the lanes one.
- * The lanes forms are only for the exact lanes blocks, which run only once
- * the self-check accepted the squares (ccgym_pow2_fast, ccgym_pow2f_fast). */
+/* The backends a step body is compiled for: its `lanes` argument (a
+ * constant where the body is inlined) and that of the _bk primitives below.
+ *   CCGYM_BK_SCALAR: the per-instance exact step, libm and the scalar
+ *     primitives above;
+ *   CCGYM_BK_LANES: the exact lanes blocks (src/<env>_lanes.c built for exact
+ *     math's lanes): branch-free forms that a loop of step bodies carries into
+ *     SIMD lanes, the scalar primitive's bits wherever they leave *slow alone;
+ *   CCGYM_BK_FAST: the same blocks built for precision="fast" (the lanes
+ *     forms, but x * x for every square; the bodies may take a cheaper form
+ *     of a step's arithmetic where they test for it, as CartPole's one
+ *     division): not bit-exact, within the bounds tests/test_fast.py checks.
+ * Any nonzero backend takes the branch-free forms. */
+enum { CCGYM_BK_SCALAR = 0, CCGYM_BK_LANES = 1, CCGYM_BK_FAST = 2 };
+
+/* The lanes forms: each gives the scalar primitive's result wherever it
+ * leaves *slow alone, and adds to *slow (a count) where it cannot be sure
+ * (outside ccgym_fmod's Dekker range; a square the pow rule does not take):
+ * the caller recomputes those instances with the scalar primitives. The _bk
+ * forms pick by `lanes`, a CCGYM_BK_* constant where they are inlined. The
+ * exact lanes blocks run only once the self-check accepted the squares
+ * (ccgym_pow2_fast, ccgym_pow2f_fast); the fast ones need no rule. */
 CCGYM_ALWAYS_INLINE double ccgym_fmod_lanes(double a, double b, double *slow)
 {
     const double aa = fabs(a), ab = fabs(b);
@@ -203,6 +215,18 @@ CCGYM_ALWAYS_INLINE double ccgym_npy_remainder_bk(const int lanes, double a, dou
 {
     if (!lanes)
         return ccgym_npy_remainder(a, b);
+    if (lanes == CCGYM_BK_FAST) {
+        /* a - k b with k = a / b rounded to nearest (1.5 * 2**52 added and
+         * taken off leaves no fraction bits), then into [0, b): within a few
+         * ulp of |a|. For 0 < b < inf and |k| <= 2**17 (|a| < 8.3e5 for
+         * Pendulum's 2 pi, where that error stays inside the fast bound);
+         * else (NaN, inf, a far out) slow: the exact remainder. */
+        const double shifter = 0x1.8p52;
+        const double k = (a * (1.0 / b) + shifter) - shifter;
+        const double r = a - k * b;
+        *slow += b > 0 && b < INFINITY && fabs(k) <= 0x1p17 ? 0.0 : 1.0;
+        return r < 0 ? r + b : r;
+    }
     /* the result has b's sign, a zero too: mod, or mod + b where mod is
      * nonzero of the other sign, with b's sign (one select: a zero mod as
      * a case apart would let the compiler fork the code after it) */
@@ -216,6 +240,8 @@ CCGYM_ALWAYS_INLINE double ccgym_pow2_bk(const int lanes, double x, double *slow
 {
     if (!lanes)
         return ccgym_pow2(x);
+    if (lanes == CCGYM_BK_FAST)
+        return x * x;
     /* ccgym_pow2_try's rule without its early returns (they would be
      * branches in the loop) */
     const double hi = x * x;
@@ -239,6 +265,8 @@ CCGYM_ALWAYS_INLINE float ccgym_pow2f_bk(const int lanes, float x, double *slow)
 {
     if (!lanes)
         return ccgym_pow2f(x);
+    if (lanes == CCGYM_BK_FAST)
+        return x * x;
     /* ccgym_pow2f_try's rule without its early returns, in doubles: dq is
      * q's value, so its exponent and its zero mantissa are q's */
     const double d = (double)x * (double)x;

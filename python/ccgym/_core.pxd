@@ -106,6 +106,7 @@ cdef extern from "ccgym/env.h" nogil:
         const void *exact_lanes_block  # a function pointer in C; only compared with NULL
         const char *step_warning
         int (*step_warns)(const void *state, int terminated) noexcept nogil
+        const void *fast_block  # a function pointer in C; only compared with NULL
 
     const ccgym_env_def **ccgym_envs  # const ccgym_env_def *const ccgym_envs[] in C
     const int ccgym_num_envs

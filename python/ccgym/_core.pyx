@@ -258,7 +258,7 @@ cdef object _env_info(int index):
     put("state_float_fields", tuple(floats))
     put("state_fill", fill)
     put("state_tags", tags)
-    put("has_fast", d.fast != d and d.fast.step_range != d.step_range)
+    put("has_fast", d.fast_block != NULL)  # its fast def steps a fast block (else exactly)
     attributes, attr_class, switches, kept, bounds, keywords, fma = {}, {}, {}, [], {}, {}, []
     for k in range(d.n_param_fields):
         f = &d.param_fields[k]

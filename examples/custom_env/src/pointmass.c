@@ -161,7 +161,7 @@ static void pointmass_paint(const ccgym_draw *d, const void *state, const void *
 CCGYM_DECLARE_TYPED_STEP(pointmass);
 
 CCGYM_DEFINE_ENV(pointmass, pointmass_state, pointmass_params, float, 2, 0, 6, -1.0, 1.0,
-                 pointmass_step_range, .name = "PointMass", .reset_option_a = "low",
+                 .name = "PointMass", .reset_option_a = "low",
                  .reset_option_b = "high", .canvas_width = 500, .canvas_height = 500,
                  .render_fps = 30, .obs_low = pointmass_obs_low, .obs_high = pointmass_obs_high,
                  .action_low = pointmass_action_low, .action_high = pointmass_action_high,
