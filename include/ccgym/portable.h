@@ -54,16 +54,19 @@
 #define CCGYM_LIKELY(x) (x)
 #define CCGYM_UNLIKELY(x) (x)
 #define CCGYM_COLD __declspec(noinline)
+#define CCGYM_MAYBE_UNUSED
 #elif defined(__GNUC__)
 #define CCGYM_ALWAYS_INLINE static inline __attribute__((always_inline))
 #define CCGYM_LIKELY(x) __builtin_expect(!!(x), 1)
 #define CCGYM_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define CCGYM_COLD __attribute__((noinline, cold)) /* a rare path, kept out of the loop */
+#define CCGYM_MAYBE_UNUSED __attribute__((unused)) /* no warning when a build leaves it out */
 #else
 #define CCGYM_ALWAYS_INLINE static inline
 #define CCGYM_LIKELY(x) (x)
 #define CCGYM_UNLIKELY(x) (x)
 #define CCGYM_COLD
+#define CCGYM_MAYBE_UNUSED
 #endif
 
 /* ----------------------------------------------------- 128-bit integers
