@@ -69,3 +69,44 @@ def is_continuous(env_id: str) -> bool:
 
 # The ids with a Box action, in registry order.
 CONTINUOUS_IDS = tuple(i for i in ccgym.ENV_IDS if is_continuous(i))
+
+
+def is_discrete(env_id: str) -> bool:
+    """Whether the env of a ccgym id has a Discrete action space."""
+    return not is_continuous(env_id)
+
+
+# The ids with a Discrete action, in registry order.
+DISCRETE_IDS = tuple(i for i in ccgym.ENV_IDS if is_discrete(i))
+
+# Gymnasium's own classic-control ids (its registry: no namespace, an entry
+# point in gymnasium.envs.classic_control), in its registry order: the ids the
+# parity files compare, read from Gymnasium instead of listed.
+GYM_IDS = tuple(i for i, s in gym.registry.items() if "/" not in i
+                and str(s.entry_point).startswith("gymnasium.envs.classic_control"))
+
+
+def _version(env_id: str) -> int:
+    return int(env_id.rpartition("-v")[2])
+
+
+# Of GYM_IDS, the newest version of each Gymnasium class (CartPole-v1, not
+# CartPole-v0: the versions of one class differ only in their spec's limits).
+NEWEST_GYM_IDS = tuple(
+    i for i in GYM_IDS
+    if _version(i) == max(_version(j) for j in GYM_IDS
+                          if gym.spec(j).entry_point == gym.spec(i).entry_point))
+
+
+def class_of(env_id: str) -> tuple[type, type]:
+    """Gymnasium's env class of a Gymnasium id and ccgym's, from Gymnasium's
+    registry (the spec's entry point) and ccgym's."""
+    from gymnasium.envs.registration import load_env_creator
+
+    return load_env_creator(gym.spec(env_id).entry_point), _frontend.env_class(env_id)
+
+
+def class_pairs() -> dict[str, tuple[type, type]]:
+    """class_of per Gymnasium class, keyed by its ids' name ("CartPole" for
+    CartPole-v1)."""
+    return {i.rpartition("-v")[0]: class_of(i) for i in NEWEST_GYM_IDS}

@@ -19,17 +19,12 @@ import warnings
 import gymnasium as gym
 import numpy as np
 import pytest
-from gymnasium.envs.classic_control import (
-    AcrobotEnv,
-    CartPoleEnv,
-    Continuous_MountainCarEnv,
-    MountainCarEnv,
-    PendulumEnv,
-)
+from gymnasium.envs.classic_control import Continuous_MountainCarEnv, PendulumEnv
 from gymnasium.vector import AutoresetMode
 
 import ccgym
 import ccgym.envs
+from reference import NEWEST_GYM_IDS, class_of, is_continuous, is_discrete
 from vector_helpers import assert_same as _assert_same
 
 
@@ -42,15 +37,11 @@ def assert_same(ours, ref, where=""):
     else:
         _assert_same(ours, ref, where)
 
-CONTINUOUS = ["Pendulum-v1", "MountainCarContinuous-v0"]
-DISCRETE = ["CartPole-v1", "MountainCar-v0", "Acrobot-v1"]
-REF_CLASSES = {"Pendulum-v1": PendulumEnv, "MountainCarContinuous-v0": Continuous_MountainCarEnv,
-               "CartPole-v1": CartPoleEnv, "MountainCar-v0": MountainCarEnv,
-               "Acrobot-v1": AcrobotEnv}
-OUR_CLASSES = {"Pendulum-v1": ccgym.envs.PendulumEnv,
-               "MountainCarContinuous-v0": ccgym.envs.Continuous_MountainCarEnv,
-               "CartPole-v1": ccgym.envs.CartPoleEnv, "MountainCar-v0": ccgym.envs.MountainCarEnv,
-               "Acrobot-v1": ccgym.envs.AcrobotEnv}
+CONTINUOUS = [i for i in NEWEST_GYM_IDS if is_continuous(i)]
+DISCRETE = [i for i in NEWEST_GYM_IDS if is_discrete(i)]
+# Gymnasium's class and ccgym's per id, from the two registries.
+REF_CLASSES = {i: class_of(i)[0] for i in NEWEST_GYM_IDS}
+OUR_CLASSES = {i: class_of(i)[1] for i in NEWEST_GYM_IDS}
 
 INTS = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"]
 # Encodings of a batch of values v (float64, shape (N, 1)) that Gymnasium accepts.

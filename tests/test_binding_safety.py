@@ -26,9 +26,10 @@ import ccgym
 from ccgym import _core
 from subprocess_helpers import run_isolated
 from array_helpers import set_dtype, set_shape
+from reference import NEWEST_GYM_IDS, is_continuous, is_discrete
 
-DISCRETE_IDS = ["CartPole-v1", "MountainCar-v0", "Acrobot-v1"]
-CONTINUOUS_IDS = ["Pendulum-v1", "MountainCarContinuous-v0"]
+DISCRETE_IDS = [i for i in NEWEST_GYM_IDS if is_discrete(i)]
+CONTINUOUS_IDS = [i for i in NEWEST_GYM_IDS if is_continuous(i)]
 
 
 def bits(x) -> bytes:

@@ -21,10 +21,11 @@ import numpy as np
 import pytest
 
 import ccgym
+from reference import NEWEST_GYM_IDS, is_continuous, is_discrete
 
 N = 3
-DISCRETE = ["CartPole-v1", "MountainCar-v0", "Acrobot-v1"]
-CONTINUOUS = ["MountainCarContinuous-v0", "Pendulum-v1"]
+DISCRETE = [i for i in NEWEST_GYM_IDS if is_discrete(i)]
+CONTINUOUS = [i for i in NEWEST_GYM_IDS if is_continuous(i)]
 
 # (case, single-env action, batch actions, class): every one refused.
 BAD_DISCRETE = [

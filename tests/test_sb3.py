@@ -34,10 +34,10 @@ from stable_baselines3.common.vec_env import (  # noqa: E402
 import ccgym  # noqa: E402
 import ccgym.sb3  # noqa: E402
 from ccgym.sb3 import VecEnv, make_vec_env  # noqa: E402
-from reference import reference_id, CONTINUOUS_IDS
+from reference import reference_id, CONTINUOUS_IDS, DISCRETE_IDS
 
 ENV_IDS = list(ccgym.ENV_IDS)
-DISCRETE = ["CartPole-v0", "CartPole-v1", "MountainCar-v0", "Acrobot-v1"]
+DISCRETE = list(DISCRETE_IDS)
 CONTINUOUS = list(CONTINUOUS_IDS)
 
 torch.set_num_threads(1)

@@ -17,29 +17,24 @@ from pathlib import Path
 import gymnasium as gym
 import numpy as np
 import pytest
-from gymnasium.envs import classic_control as gcc
 from gymnasium.error import InvalidAction, ResetNeeded
 from gymnasium.utils.env_checker import check_env
 
 import ccgym
 import ccgym.envs
 from install_helpers import editable_install
-from reference import STOCK_IDS, reference_id
+from reference import (GYM_IDS, NEWEST_GYM_IDS, STOCK_IDS, class_pairs, is_continuous,
+                       is_discrete, reference_id)
 
 # The ids ccgym mirrors from Gymnasium under their own names (registry lines
 # without a module of their own): this file's cases. An env tools/new_env.py
 # adds is checked against its source by tests/test_new_env.py.
-ENV_IDS = ["CartPole-v0", "CartPole-v1", "MountainCar-v0", "MountainCarContinuous-v0",
-           "Pendulum-v1", "Acrobot-v1"]
-DISCRETE_IDS = ["CartPole-v1", "MountainCar-v0", "Acrobot-v1"]
-CONTINUOUS_IDS = ["MountainCarContinuous-v0", "Pendulum-v1"]
-CLASS_PAIRS = {
-    "CartPole": (gcc.CartPoleEnv, ccgym.envs.CartPoleEnv),
-    "MountainCar": (gcc.MountainCarEnv, ccgym.envs.MountainCarEnv),
-    "MountainCarContinuous": (gcc.Continuous_MountainCarEnv, ccgym.envs.Continuous_MountainCarEnv),
-    "Pendulum": (gcc.PendulumEnv, ccgym.envs.PendulumEnv),
-    "Acrobot": (gcc.AcrobotEnv, ccgym.envs.AcrobotEnv),
-}
+# Read from Gymnasium's registry (tests/reference.py), not listed here.
+ENV_IDS = list(GYM_IDS)
+DISCRETE_IDS = [i for i in NEWEST_GYM_IDS if is_discrete(i)]
+CONTINUOUS_IDS = [i for i in NEWEST_GYM_IDS if is_continuous(i)]
+# Gymnasium's class and ccgym's per class ("CartPole": (CartPoleEnv, ...)).
+CLASS_PAIRS = class_pairs()
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -177,8 +172,7 @@ def test_make_with_module_prefix_in_fresh_interpreter():
         obs, info = env.reset(seed=0)
         ref = gym.make("CartPole-v1").reset(seed=0)[0]
         assert (obs.view("u4") == ref.view("u4")).all()
-        for env_id in ["CartPole-v1", "MountainCar-v0", "MountainCarContinuous-v0",
-                       "Pendulum-v1", "Acrobot-v1"]:
+        for env_id in sys.modules["ccgym"].ENV_IDS:  # the module gym.make imported
             gym.make(f"ccgym/{env_id}").reset(seed=1)
         print("ok")
     """)

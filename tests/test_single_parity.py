@@ -28,21 +28,15 @@ from gymnasium.envs import classic_control as gcc
 
 import ccgym
 import ccgym.envs
+from reference import GYM_IDS, NEWEST_GYM_IDS, class_pairs, is_continuous
 
-ENV_IDS = ["CartPole-v0", "CartPole-v1", "MountainCar-v0", "MountainCarContinuous-v0",
-           "Pendulum-v1", "Acrobot-v1"]
-CONTINUOUS_IDS = ["MountainCarContinuous-v0", "Pendulum-v1"]
+# Read from Gymnasium's registry (tests/reference.py), not listed here.
+ENV_IDS = list(GYM_IDS)
+CONTINUOUS_IDS = [i for i in GYM_IDS if is_continuous(i)]
 
-GYM_CLASSES = {
-    "CartPole": gcc.CartPoleEnv, "MountainCar": gcc.MountainCarEnv,
-    "MountainCarContinuous": gcc.Continuous_MountainCarEnv, "Pendulum": gcc.PendulumEnv,
-    "Acrobot": gcc.AcrobotEnv,
-}
-CCGYM_CLASSES = {
-    "CartPole": ccgym.envs.CartPoleEnv, "MountainCar": ccgym.envs.MountainCarEnv,
-    "MountainCarContinuous": ccgym.envs.Continuous_MountainCarEnv,
-    "Pendulum": ccgym.envs.PendulumEnv, "Acrobot": ccgym.envs.AcrobotEnv,
-}
+# Gymnasium's class and ccgym's per class, from the two registries.
+GYM_CLASSES = {k: pair[0] for k, pair in class_pairs().items()}
+CCGYM_CLASSES = {k: pair[1] for k, pair in class_pairs().items()}
 
 SEEDS = [0, 1, 2, 3, 7, 42, 123, 999, 2024, 65535, 2**31 - 1, 2**32 - 1, 2**32, 2**63,
          2**64 - 1, 2**64 + 5, 2**128 + 7, 2**200]
@@ -404,7 +398,7 @@ RESET_OPTIONS = {
 
 
 @pytest.mark.parametrize("raw", [True, False], ids=["raw", "make"])
-@pytest.mark.parametrize("env_id", ENV_IDS[1:])
+@pytest.mark.parametrize("env_id", NEWEST_GYM_IDS)
 def test_reset_options_parity(env_id, raw):
     options = [None, *RESET_OPTIONS[kind_of(env_id)]]
     pair = make_pair(env_id, raw=raw)
@@ -412,7 +406,7 @@ def test_reset_options_parity(env_id, raw):
                  seeds=SEEDS, options_list=options, keep_stepping_after_done=raw)
 
 
-@pytest.mark.parametrize("env_id", ENV_IDS[1:])
+@pytest.mark.parametrize("env_id", NEWEST_GYM_IDS)
 def test_each_reset_option_from_each_seed(env_id):
     """Every option with several seeds, then a few steps and an unseeded reset."""
     pair = make_pair(env_id, raw=True)
@@ -468,8 +462,8 @@ def _invalid_ids(env_id):
 
 @pytest.mark.parametrize(
     ("env_id", "options", "exc"),
-    [(e, o, x) for e in ENV_IDS[1:] for o, x in INVALID_RESET_OPTIONS[kind_of(e)]],
-    ids=[i for e in ENV_IDS[1:] for i in _invalid_ids(e)],
+    [(e, o, x) for e in NEWEST_GYM_IDS for o, x in INVALID_RESET_OPTIONS[kind_of(e)]],
+    ids=[i for e in NEWEST_GYM_IDS for i in _invalid_ids(e)],
 )
 def test_invalid_reset_options_raise_like_gymnasium(env_id, options, exc):
     """Where Gymnasium raises, ccgym raises the same exception type, and neither
@@ -530,7 +524,7 @@ def test_nonfinite_action_as_first_step_after_make(env_id):
 # ------------------------------------------------------------ np_random
 
 
-@pytest.mark.parametrize("env_id", ENV_IDS[1:])
+@pytest.mark.parametrize("env_id", NEWEST_GYM_IDS)
 def test_assigned_np_random_drives_unseeded_resets(env_id):
     """env.np_random = Generator: the next unseeded reset draws from it, as in Gymnasium."""
     pair = make_pair(env_id, raw=True)
@@ -551,7 +545,7 @@ def test_assigned_np_random_drives_unseeded_resets(env_id):
         pair.reset()
 
 
-@pytest.mark.parametrize("env_id", ENV_IDS[1:])
+@pytest.mark.parametrize("env_id", NEWEST_GYM_IDS)
 def test_np_random_state_tracks_gymnasium(env_id):
     """The generator ccgym exposes sits where Gymnasium's does, through seeded and
     unseeded resets (and Acrobot's noise draws)."""
