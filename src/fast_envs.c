@@ -29,24 +29,25 @@ typedef struct fast_kernels {
      ccgym_fast_drive_##SUFFIX}
 
 static const fast_kernels kernels[] = {
-    FAST_KERNELS(generic),
+    [CCGYM_FAST_GENERIC] = FAST_KERNELS(generic),
 #if defined(CCGYM_FAST_X86)
-    FAST_KERNELS(avx2),
-    FAST_KERNELS(avx512),
+    [CCGYM_FAST_AVX2] = FAST_KERNELS(avx2),
+    [CCGYM_FAST_AVX512] = FAST_KERNELS(avx512),
 #endif
 };
 
-/* 0 generic, 1 avx2+fma, 2 avx512 (F, DQ, VL, BW): the best this CPU runs. */
+/* The best fast ISA this CPU runs (ccgym/fastmath.h CCGYM_FAST_*: avx2 with
+ * fma; avx512 F, DQ, VL, BW). */
 static int detect_isa(void)
 {
 #if defined(CCGYM_FAST_X86) && defined(CCGYM_X86_DETECT)
     const unsigned isa = ccgym_cpu_isa();
     if (isa & CCGYM_ISA_AVX512)
-        return 2;
+        return CCGYM_FAST_AVX512;
     if ((isa & CCGYM_ISA_AVX2) && (isa & CCGYM_ISA_FMA))
-        return 1;
+        return CCGYM_FAST_AVX2;
 #endif
-    return 0;
+    return CCGYM_FAST_GENERIC;
 }
 
 static int best_isa(void)

@@ -14,6 +14,7 @@
 
 #include "ccgym/env.h"
 #include "ccgym/exactmath.h"
+#include "ccgym/fastmath.h"
 #include "ccgym/npmath.h"
 #include "ccgym/rng.h"
 
@@ -97,7 +98,7 @@ typedef struct ccgym_batch {
 
 /* precision="fast": the fast block driver (src/fast_kernels.c, built for the
  * fast ISA in use) over the block `block` of def (its fast_block), and the
- * index of that ISA (0 generic, 1 avx2+fma, 2 avx512: src/fast_envs.c). */
+ * index of that ISA (ccgym/fastmath.h CCGYM_FAST_*: src/fast_envs.c). */
 void ccgym_fast_drive(const ccgym_env_def *def, void (*block)(const struct ccgym_batch *,
                                                               const void *, size_t, size_t,
                                                               uint8_t *),
@@ -275,9 +276,9 @@ void ccgym_exact_lanes_drive(const ccgym_env_def *def, const ccgym_batch *b, con
     static void NAME##_fast_block(CCGYM_LANES_BLOCK_ARGS)                                    \
     {                                                                                        \
         const int isa_ = ccgym_fast_isa_index();                                             \
-        if (isa_ == 2)                                                                       \
+        if (isa_ == CCGYM_FAST_AVX512)                                                       \
             NAME##_fast_block_avx512(b, actions, lo, hi, special);                           \
-        else if (isa_ == 1)                                                                  \
+        else if (isa_ == CCGYM_FAST_AVX2)                                                    \
             NAME##_fast_block_avx2(b, actions, lo, hi, special);                             \
         else                                                                                 \
             NAME##_fast_block_generic(b, actions, lo, hi, special);                          \

@@ -16,6 +16,9 @@
  * (src/fast_envs.c): the best this CPU has, unless the environment variable
  * CCGYM_FAST_ISA names a lower one or ccgym_fast_use_isa chose one. */
 const char *ccgym_fast_isa(void);
+/* The fast instruction sets by index, the order of src/fast_envs.c's kernels[]
+ * (the `isa` of the calls below, ccgym_fast_isa_index in ccgym/driver.h). */
+enum { CCGYM_FAST_GENERIC = 0, CCGYM_FAST_AVX2 = 1, CCGYM_FAST_AVX512 = 2 };
 /* Makes the fast kernels use isa (0 generic, 1 avx2, 2 avx512, -1 the best)
  * from now on; returns -1 if this CPU or build lacks it. Not thread-safe:
  * for tests and benchmarks, between steps. */
