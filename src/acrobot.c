@@ -48,11 +48,12 @@ static const ccgym_field ccgym_acrobot_param_fields[] = {
      * the binding sets it from the running numpy (ccgym._params). */
     CCGYM_FIELD(ccgym_acrobot_params, use_npy_fma_trig, CCGYM_FIELD_I32, 1,
                 FLAG | CCGYM_PARAM_NUMPY_FMA, 1),
-    /* AVAIL_TORQUE: not inputs (Gymnasium's constructor takes none); set by
-     * params_init to Gymnasium's class value, by the single env's attribute. */
-    CCGYM_FIELD(ccgym_acrobot_params, torque_0, CCGYM_FIELD_F64, 1, DERIVED | CCGYM_PARAM_KEPT, 0),
-    CCGYM_FIELD(ccgym_acrobot_params, torque_1, CCGYM_FIELD_F64, 1, DERIVED | CCGYM_PARAM_KEPT, 0),
-    CCGYM_FIELD(ccgym_acrobot_params, torque_2, CCGYM_FIELD_F64, 1, DERIVED | CCGYM_PARAM_KEPT, 0),
+    /* AVAIL_TORQUE[0..2]: not inputs (Gymnasium's constructor takes none);
+     * set by params_init to Gymnasium's class value, then from the list the
+     * single env's step reads (CCGYM_ATTR_LIST_ITEM). */
+    CCGYM_ATTR(ccgym_acrobot_params, torque_0, CCGYM_FIELD_F64, DERIVED | CCGYM_PARAM_KEPT, 0, "AVAIL_TORQUE", CCGYM_ATTR_LIST_ITEM),
+    CCGYM_ATTR(ccgym_acrobot_params, torque_1, CCGYM_FIELD_F64, DERIVED | CCGYM_PARAM_KEPT, 0, "AVAIL_TORQUE", CCGYM_ATTR_LIST_ITEM),
+    CCGYM_ATTR(ccgym_acrobot_params, torque_2, CCGYM_FIELD_F64, DERIVED | CCGYM_PARAM_KEPT, 0, "AVAIL_TORQUE", CCGYM_ATTR_LIST_ITEM),
 };
 #undef PHYS
 #undef FLAG

@@ -389,3 +389,129 @@ def test_ceiling_run_takes_structured_states():
     np.testing.assert_array_equal(run.states, states)
     np.testing.assert_array_equal(run.state[:, 2], states["theta"])
     vec.close()
+
+
+# ----------------------------------------------------- list attributes
+def _gym_number_lists(gym_cls: type) -> dict[str, list]:
+    """Gymnasium's class attributes that are lists of numbers (read from its
+    class, not from a list kept here)."""
+    return {name: value for klass in reversed(gym_cls.__mro__)
+            for name, value in vars(klass).items()
+            if type(value) is list and value
+            and all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in value)}
+
+
+@pytest.mark.parametrize("kind", _core.ENV_KINDS)
+def test_list_attributes_are_gymnasiums(kind):
+    """The def's list attributes (CCGYM_ATTR_LIST_ITEM) are the number lists
+    of Gymnasium's class, one float64 params field per item, which
+    params_init sets to Gymnasium's class value; none is a scalar attribute."""
+    info = _core.env_info(kind)
+    gym_lists = _gym_number_lists(GYM_CLASSES[kind])
+    assert set(info.list_attributes) == set(gym_lists)
+    record = _core.Batch(kind, 1, _params.PARAMS[kind]()).params_buffer.view(info.params_dtype)[0]
+    for attr, fields in info.list_attributes.items():
+        assert attr not in info.attributes
+        assert len(fields) == len(gym_lists[attr])
+        for field in fields:
+            assert info.params_dtype.fields[field][0] == np.float64
+            assert field in info.kept_fields and field not in info.param_fields
+        assert [float(record[f]) for f in fields] == [float(x) for x in gym_lists[attr]]
+
+
+def test_batch_has_no_front_end_hooks():
+    """Batch knows no front end: no attribute takes a callback that a front
+    end's object answers (the watch and state write-back hooks are the def's
+    list attributes, Batch.follow, and a pure obs_state_reader now)."""
+    names = [n for n in dir(_core.Batch) if not n.startswith("__")
+             and ("hook" in n or n in ("watch", "check_watch"))]
+    assert names == []
+
+
+LIST_KINDS = [k for k in _core.ENV_KINDS if _core.env_info(k).list_attributes]
+
+
+@pytest.mark.parametrize("kind", LIST_KINDS)
+def test_batch_follows_a_list_attribute_itself(kind):
+    """Batch.follow: step1 and check_follow take a followed list's items into
+    the params when the list changes in place, with no front end; a value
+    list_values refuses raises at every step, batch and state unchanged."""
+    info = _core.env_info(kind)
+    attr, fields = next(iter(info.list_attributes.items()))
+    b = _core.Batch(kind, 1, _params.PARAMS[kind](), 0, _core.AUTORESET_DISABLED)
+    b.reset1(5)
+    view = lambda: [float(b.params_buffer.view(info.params_dtype)[0][f]) for f in fields]
+    before = view()
+    lst = [float(k + 10) for k in range(len(fields))]
+    b.follow(attr, lst)
+    assert view() == before  # taken at the next step
+    b.check_follow()
+    assert view() == lst
+    lst[0] = -0.0
+    b.step1(0)
+    assert np.float64(view()[0]).tobytes() == np.float64(-0.0).tobytes()
+    lst[0] = np.float32(1.0)
+    state, params = b.state_buffer.tobytes(), b.params_buffer.tobytes()
+    for _ in range(2):
+        with pytest.raises(TypeError, match=f"{attr} was changed in place.*env is unchanged"):
+            b.step1(0)
+        assert (b.state_buffer.tobytes(), b.params_buffer.tobytes()) == (state, params)
+    lst[0] = 3
+    b.step1(0)
+    assert view()[0] == 3.0
+    b.follow(attr, None)
+    lst[0] = 4.0
+    b.step1(0)
+    assert view()[0] == 3.0  # no longer followed
+    lst = [1.0]
+    with pytest.raises(ValueError, match=f"needs {len(fields)} items"):
+        b.follow(attr, lst, now=True)
+    assert view()[0] == 3.0
+    with pytest.raises(ValueError, match="no list attribute"):
+        b.follow("nope", [1.0])
+    with pytest.raises(TypeError, match="list or None"):
+        b.follow(attr, (1.0,) * len(fields))
+    with pytest.raises(TypeError, match="float32"):
+        _core.list_values(kind, attr, [np.float32(1)] * len(fields))
+    assert _core.list_values(kind, attr, [1, 2.0, np.int64(3), 9][:len(fields)] + [0] * 9) == \
+        tuple([1.0, 2.0, 3.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0][:len(fields)])
+
+
+def test_batch_writes_back_a_live_obs_through_a_pure_reader():
+    """obs_state_reader: the core reads a step's observation changed in
+    place with the reader (a pure function) and writes the fields itself;
+    a reader that raises leaves the state as it was. Any kind: the reader
+    here maps the obs onto the leading float state fields."""
+    kind = next(k for k in _core.ENV_KINDS if len(_core.env_info(k).state_float_fields)
+                == _core.env_info(k).obs_dim and _core.env_info(k).state_size % 8 == 0)
+    info = _core.env_info(kind)
+    calls = []
+
+    def reader(value):
+        calls.append(value.copy())
+        if value[0] == 7:
+            raise ValueError("seven")
+        return {name: float(x) for name, x in zip(info.state_float_fields, value)}
+
+    b = _core.Batch(kind, 1, _params.PARAMS[kind](), 0, _core.AUTORESET_DISABLED)
+    b.obs_state_reader = reader
+    assert b.obs_is_state
+    b.reset1(3)
+    action = 0 if info.action_dim == 0 else np.zeros(info.action_dim, np.float32)
+    obs = b.step1(action)[0]
+    assert b.live_obs is obs
+    obs[0] = 0.25
+    b.sync_live_obs()
+    assert len(calls) == 1
+    assert b.state_view(info.state_dtype)[0][info.state_float_fields[0]] == 0.25
+    b.sync_live_obs()
+    assert len(calls) == 1  # unchanged since: not read again
+    state = b.state_buffer.tobytes()
+    obs[0] = 7
+    with pytest.raises(ValueError, match="changed in place.*env is unchanged.*seven"):
+        b.step1(action)
+    assert b.state_buffer.tobytes() == state
+    with pytest.raises(TypeError, match="callable"):
+        b.obs_state_reader = 5
+    b.obs_state_reader = None
+    assert not b.obs_is_state and b.live_obs is None

@@ -1559,7 +1559,10 @@ def test_acrobot_class_level_change_during_a_reread_is_not_lost():
     """One guard (the core's), no second lock: a class-level AVAIL_TORQUE
     assignment that lands while an env re-reads its torques (here from inside
     that re-read, where the old reentrant _TORQUE_LOCK let it through and the
-    re-read then overwrote its mark) is taken up by the env's next step."""
+    re-read then overwrote its mark) is taken up by the env's next step. The
+    re-read is the env pointing its core at the object its step reads
+    (_torques_moved reads _torque_source); the core takes the items itself
+    at the step, so no Python code runs inside that."""
     import ccgym.envs as envs_mod
     from ccgym import _frontend
 
@@ -1568,19 +1571,19 @@ def test_acrobot_class_level_change_during_a_reread_is_not_lost():
     ours = ce.AcrobotEnv()
     ours.reset(seed=90)
     try:
-        ce.AcrobotEnv.AVAIL_TORQUE = [-1.0, 0.0, 1.5]
-        real = ours._write_torques
+        real = ours._torque_source
         calls = []
 
-        def write_then_class_change(torques):
-            real(torques)
+        def read_then_class_change():
+            value = real()
             if not calls:
-                calls.append(torques)
+                calls.append(tuple(value))
                 ce.AcrobotEnv.AVAIL_TORQUE = [-1.0, 0.0, 2.5]
+            return value
 
-        ours._write_torques = write_then_class_change
-        ours.step(2)  # re-reads [.., 1.5]; the assignment to 2.5 lands inside
-        del ours._write_torques
+        ours._torque_source = read_then_class_change
+        ce.AcrobotEnv.AVAIL_TORQUE = [-1.0, 0.0, 1.5]  # re-read; the one to 2.5 lands inside
+        del ours._torque_source
         assert calls == [(-1.0, 0.0, 1.5)]
         ours.step(2)
         assert ours._c_torques() == (-1.0, 0.0, 2.5)

@@ -96,7 +96,14 @@ enum ccgym_attr_class {
     /* Gymnasium's step negates it (np.clip(v, -max_speed, max_speed)): an
      * integer 0 negates to the int 0, where a double -0.0 has a sign, so
      * integer zeros are refused. */
-    CCGYM_ATTR_NEGATED = 2048
+    CCGYM_ATTR_NEGATED = 2048,
+    /* Item k of the list attribute `attr`: the fields naming one attr with
+     * this class are its items 0, 1, ... in table order (Acrobot's
+     * AVAIL_TORQUE). Gymnasium's step indexes the list anew each time, so
+     * the core follows the list a single env reads (Batch.follow); each
+     * item is a float64 operand: a Python int or float, or a numpy int64 or
+     * float64, an int only where float64 holds it exactly. */
+    CCGYM_ATTR_LIST_ITEM = 4096
 };
 
 /* How the single env's step treats an action (ccgym_env_def.action_rules). */

@@ -439,31 +439,3 @@ def check_position(kind: str, position: float) -> None:
         raise ValueError(
             f"{kind} state: position {position}: 3 * position is infinite; Gymnasium's step raises "
             "ValueError (math domain error) in math.cos(3 * position)")
-
-
-def torques(value: Any) -> tuple[float, float, float]:
-    """Acrobot's AVAIL_TORQUE as the three torques C stores, or TypeError /
-    ValueError. Gymnasium's step takes ``AVAIL_TORQUE[a]`` (a = 0, 1, 2),
-    adds the noise (a Python float) and appends it to the state for rk4 in
-    float64: Python ints/floats and numpy float64/int64 values compute as
-    float(value) does; a numpy float32/float16 one would round the noisy
-    torque to its precision (NEP 50), which ccgym does not model."""
-    if not isinstance(value, (list, tuple, np.ndarray)):
-        raise TypeError(f"AVAIL_TORQUE must be a list, tuple or array of torques, got {value!r}")
-    if isinstance(value, np.ndarray) and value.ndim != 1:
-        raise ValueError(f"AVAIL_TORQUE must be one-dimensional, got shape {value.shape}")
-    if len(value) < 3:
-        raise ValueError(
-            f"AVAIL_TORQUE needs a torque for each of the 3 actions, got {value!r}")
-    out = []
-    for x in value[:3]:
-        if type(x) is float or type(x) is np.float64:
-            out.append(float(x))
-        elif (type(x) is int or type(x) is np.int64) and abs(int(x)) <= _MAX_EXACT_INT:
-            out.append(float(x))
-        else:
-            raise TypeError(
-                f"AVAIL_TORQUE: torque {x!r} ({type(x).__name__}) must be a Python int or "
-                "float (or a numpy float64/int64): Gymnasium would compute with it in another "
-                "precision or type")
-    return out[0], out[1], out[2]

@@ -92,7 +92,8 @@ ATTR_CLASSES = {"numpy": CCGYM_ATTR_NUMPY, "narrow": CCGYM_ATTR_NARROW,
                 "no_int32": CCGYM_ATTR_NO_INT32, "action_operand": CCGYM_ATTR_ACTION_OPERAND,
                 "py_int_tag": CCGYM_ATTR_PY_INT_TAG, "int_default": CCGYM_ATTR_INT_DEFAULT,
                 "rebinds": CCGYM_ATTR_REBINDS, "keyword": CCGYM_ATTR_KEYWORD,
-                "bounded": CCGYM_ATTR_BOUNDED, "negated": CCGYM_ATTR_NEGATED}
+                "bounded": CCGYM_ATTR_BOUNDED, "negated": CCGYM_ATTR_NEGATED,
+                "list_item": CCGYM_ATTR_LIST_ITEM}
 
 # A continuous env's rule table is the same for every env but for a list of
 # Python floats, which computes as float64 unless the def's action_rules has
@@ -168,7 +169,9 @@ class EnvInfo:
     None for a truth value, else a tuple of strings whose first turns the
     field on), ``kept_fields`` (derived fields an attribute write keeps),
     ``attr_bounds`` (attribute -> (lo, hi) where its values are bounded),
-    ``keywords`` (constructor keyword -> attribute), ``numpy_fma_fields``
+    ``keywords`` (constructor keyword -> attribute), ``list_attributes``
+    (a list attribute -> the params fields of its items, in order:
+    CCGYM_ATTR_LIST_ITEM, not in ``attributes``), ``numpy_fma_fields``
     (inputs set from the running numpy's float32 sin/cos),
     ``numpy_reward`` (the single env's reward is a numpy float64, not a
     Python float), ``action_rules`` (the rule table, see _action_rules) and
@@ -181,7 +184,8 @@ class EnvInfo:
                  "default_reset", "reset_options", "reset_symmetric", "canvas_size",
                  "state_float_fields", "state_fill", "state_tags", "has_fast", "gym_class", "attributes",
                  "attr_class", "switches", "kept_fields", "numpy_reward", "action_rules",
-                 "attr_bounds", "keywords", "numpy_fma_fields", "step_warning")
+                 "attr_bounds", "keywords", "numpy_fma_fields", "step_warning",
+                 "list_attributes")
 
     def __setattr__(self, name, value):
         raise AttributeError("EnvInfo is read-only")
@@ -260,6 +264,7 @@ cdef object _env_info(int index):
     put("state_tags", tags)
     put("has_fast", d.fast_block != NULL)  # its fast def steps a fast block (else exactly)
     attributes, attr_class, switches, kept, bounds, keywords, fma = {}, {}, {}, [], {}, {}, []
+    lists = {}
     for k in range(d.n_param_fields):
         f = &d.param_fields[k]
         name = f.name.decode()
@@ -270,6 +275,9 @@ cdef object _env_info(int index):
         if f.attr == NULL:
             continue
         attr = f.attr.decode()
+        if f.attr_class & CCGYM_ATTR_LIST_ITEM:
+            lists[attr] = lists.get(attr, ()) + (name,)
+            continue
         attributes[attr] = name
         attr_class[attr] = f.attr_class
         if f.attr_class & CCGYM_ATTR_BOUNDED:
@@ -287,6 +295,7 @@ cdef object _env_info(int index):
     put("attr_bounds", bounds)
     put("keywords", keywords)
     put("numpy_fma_fields", tuple(fma))
+    put("list_attributes", lists)
     put("numpy_reward", d.reward_type == CCGYM_REWARD_NUMPY)
     put("action_rules", _action_rules(d))
     return info
@@ -309,6 +318,41 @@ def env_info(str kind):
         return ENV_INFO[kind]
     except KeyError:
         raise ValueError(f"unknown env kind {kind!r}; expected one of {ENV_KINDS}") from None
+
+
+def list_values(str kind, str attr, value):
+    """The params values of `kind`'s list attribute `attr` (its
+    EnvInfo.list_attributes fields) taken from `value`, or TypeError /
+    ValueError. `value` is a list, tuple or one-dimensional array, indexed
+    as Gymnasium's step indexes it: item k is field k's (items past the
+    fields are never read). Each item is a float64 operand of Gymnasium's
+    Python arithmetic (CCGYM_ATTR_LIST_ITEM): a Python float or numpy
+    float64, or a Python int or numpy int64 that float64 holds exactly,
+    taken as float(item); another type (a numpy float32, say) would compute
+    in its own precision, which ccgym does not model."""
+    fields = env_info(kind).list_attributes.get(attr)
+    if fields is None:
+        raise ValueError(f"{kind} has no list attribute {attr!r}")
+    cdef Py_ssize_t n = len(fields)
+    if not isinstance(value, (list, tuple, np.ndarray)):
+        raise TypeError(f"{attr} must be a list, tuple or array of numbers, got {value!r}")
+    if isinstance(value, np.ndarray) and value.ndim != 1:
+        raise ValueError(f"{attr} must be one-dimensional, got shape {value.shape}")
+    if len(value) < n:
+        raise ValueError(f"{attr} needs {n} items (one per action: Gymnasium's step reads "
+                         f"{attr}[0] to {attr}[{n - 1}]), got {value!r}")
+    out = []
+    for x in value[:n]:
+        if type(x) is float or type(x) is np.float64:
+            out.append(float(x))
+        elif (type(x) is int or type(x) is np.int64) and abs(int(x)) <= 2 ** 53:
+            out.append(float(x))
+        else:
+            raise TypeError(
+                f"{attr}: item {x!r} ({type(x).__name__}) must be a Python int or float (or "
+                "a numpy float64/int64): Gymnasium would compute with it in another "
+                "precision or type")
+    return tuple(out)
 
 
 def state_dtype(str kind):
@@ -1078,7 +1122,7 @@ cdef class Batch:
     it; a call from a second thread meanwhile raises RuntimeError. It is set
     and cleared in compiled code around a ``try``/``finally``, so no
     exception (KeyboardInterrupt, an asynchronous exception, an error in a
-    hook) can leave it held. :meth:`exclusive` runs a front end's compound
+    obs_state_reader) can leave it held. :meth:`exclusive` runs a front end's compound
     operation under it, within which its thread may nest calls.
 
     Errors: ``reset_needed_error`` (stepping before reset; default
@@ -1110,9 +1154,10 @@ cdef class Batch:
     cdef int _depth                 # the guard: calls under way in the holding thread
     cdef unsigned long _owner       # the thread running exclusive(), else 0
     cdef object _step_warning       # the def's step_warning (str), or None
-    cdef object _watch_list         # see watch(): a list step1 compares first
+    cdef object _watch_list         # see follow(): a list step1 compares first
     cdef tuple _watch_items
-    cdef public object watch_hook
+    cdef str _follow_attr
+    cdef tuple _follow_offsets      # its items' params field offsets
     cdef public object reset_needed_error
     cdef public object invalid_action_error
     cdef public object invalid_action_type_error
@@ -1138,8 +1183,7 @@ cdef class Batch:
     cdef int _last_action_type
     # The live observation (obs_is_state): step1's last returned obs, with
     # the C state and the obs values as they were when it was handed out.
-    cdef bint _obs_is_state
-    cdef public object state_writeback_hook
+    cdef object _obs_reader         # see obs_state_reader
     cdef object _live_obs
     cdef uint64_t _live_state[_LIVE_MAX_STATE_WORDS]
     cdef uint32_t _live_vals[_LIVE_MAX_OBS]
@@ -1185,8 +1229,7 @@ cdef class Batch:
         self.uint64_actions = True
         self._numpy_reward = env_info(kind).numpy_reward
         self._last_action_type = CCGYM_ACTION_F32
-        self._obs_is_state = False
-        self.state_writeback_hook = None
+        self._obs_reader = None
         self._live_obs = None
 
         self._init_params(params)
@@ -1413,7 +1456,7 @@ cdef class Batch:
         `try: ... finally: self._depth -= 1`, with no Python code between:
         nothing can leave the guard held. Inside exclusive() its thread may
         nest calls (a front end's compound operation); any other call while
-        the guard is held (another thread, or a hook re-entering a step)
+        the guard is held (another thread, or a reader re-entering a step)
         gets a RuntimeError."""
         if self.closed and not allow_closed:
             raise RuntimeError("the environment is closed")
@@ -1442,28 +1485,78 @@ cdef class Batch:
         finally:
             self._depth -= 1
 
-    # ---------------------------------------------------- a watched list
-    # A front end whose params follow a Python list the user may mutate in
-    # place (Acrobot's class-level AVAIL_TORQUE, which every env reads) has
-    # step1 compare the list with the items its params were made from: its
-    # length and each item's identity (a list of immutable numbers changes
-    # only by replacing items), a few pointer compares, no Python frame.
-    def watch(self, lst, tuple items=()):
-        """From now on step1 (and check_watch) call `watch_hook()` first
-        whenever list `lst` no longer holds exactly `items` (same length, the
-        same objects). The hook re-arms by calling watch() again; until then
-        every step calls it (so a hook that raises keeps refusing). None
-        stops watching."""
+    # ---------------------------------------------------- a followed list
+    # A list attribute (CCGYM_ATTR_LIST_ITEM: Acrobot's AVAIL_TORQUE, which
+    # Gymnasium's step indexes anew each time) may be mutated in place by the
+    # user: the single env has the core follow the list its step reads.
+    # step1 compares the list with the items its params were made from (its
+    # length and each item's identity: a list of immutable numbers changes
+    # only by replacing items), a few pointer compares, no Python frame;
+    # when they differ it takes the items itself (list_values) and writes
+    # them into the params fields, or raises with the batch unchanged.
+    def follow(self, str attr, lst, bint now=False):
+        """From now on the params fields of list attribute `attr` follow list
+        `lst` (None: nothing is followed): step1 (and check_follow) take its
+        items whenever it no longer holds those they were taken from. With
+        `now`, its items are taken at once (TypeError/ValueError, the batch
+        unchanged, for items list_values refuses); else at the next step."""
         if lst is not None and type(lst) is not list:
-            raise TypeError(f"watch() takes a list or None, got {type(lst).__name__}")
-        self._watch_items = items
+            raise TypeError(f"follow() takes a list or None, got {type(lst).__name__}")
+        if attr != self._follow_attr:
+            info = env_info(self.kind)
+            if attr not in info.list_attributes:
+                raise ValueError(f"{self.kind} has no list attribute {attr!r}")
+            self._follow_offsets = tuple(info.params_dtype.fields[f][1]
+                                         for f in info.list_attributes[attr])
+            self._follow_attr = attr
+        if now and lst is not None:
+            self._enter(False)
+            try:
+                self._write_list(list_values(self.kind, attr, tuple(lst)), tuple(lst))
+            finally:
+                self._depth -= 1
+            self._watch_list = lst
+            return
+        self._watch_items = None
         self._watch_list = lst
 
-    def check_watch(self):
-        """Calls watch_hook() if the watched list changed (as step1 does)."""
+    def check_follow(self):
+        """Takes the followed list's items if they changed (as step1 does)."""
         if self._watch_list is not None and _list_differs(
                 <PyObject *>self._watch_list, <PyObject *>self._watch_items):
-            self.watch_hook()
+            self._enter(False)
+            try:
+                self._refollow()
+            finally:
+                self._depth -= 1
+
+    cdef int _refollow(self) except -1:
+        """The followed list changed: its items into the params, or raise
+        (the batch unchanged; every step asks again until it is fixed)."""
+        lst = self._watch_list
+        items = tuple(lst)
+        try:
+            values = list_values(self.kind, self._follow_attr, items)
+        except (TypeError, ValueError) as e:
+            self._watch_items = None
+            raise type(e)(f"{self._follow_attr} was changed in place to a value ccgym refuses "
+                          f"(the env is unchanged): {e}") from None
+        self._write_list(values, items)
+        return 0
+
+    cdef void _write_list(self, tuple values, tuple items):
+        """The values into the followed fields of every params struct (only
+        where the bits differ: -0.0 is not 0.0)."""
+        cdef Py_ssize_t count = <Py_ssize_t>(self._params.nbytes // self._def.params_size)
+        cdef Py_ssize_t i, k
+        cdef double v
+        cdef char *base
+        for i in range(count):
+            base = self._params.data + i * self._def.params_size
+            for k in range(len(values)):
+                v = values[k]
+                memcpy(base + <size_t>self._follow_offsets[k], &v, sizeof(double))
+        self._watch_items = items
 
     def check_open(self):
         """Raises RuntimeError when closed, or when another thread holds the guard."""
@@ -1855,13 +1948,13 @@ cdef class Batch:
         reward, terminated, False, {}); with obs_is_state that obs is the
         live state until the next step (see live_obs). Logs the def's
         step_warning (gymnasium.logger.warn) when its step_warns says so
-        (CartPole's step after the pole fell), and calls `watch_hook()`
-        first when the watched list changed (see watch())."""
-        if self._watch_list is not None and _list_differs(
-                <PyObject *>self._watch_list, <PyObject *>self._watch_items):
-            self.watch_hook()
+        (CartPole's step after the pole fell), and first takes the followed
+        list's items when they changed (see follow())."""
         self._enter(False)
         try:
+            if self._watch_list is not None and _list_differs(
+                    <PyObject *>self._watch_list, <PyObject *>self._watch_items):
+                self._refollow()
             if not self.has_reset:
                 raise self.reset_needed_error("Cannot call env.step() before calling env.reset()")
             return self._step1(action)
@@ -1933,7 +2026,7 @@ cdef class Batch:
         cdef cnp.npy_intp dim = self.obs_dim
         cdef cnp.ndarray out = cnp.PyArray_SimpleNew(1, &dim, cnp.NPY_FLOAT32)
         memcpy(cnp.PyArray_DATA(out), self._b.obs, sizeof(float) * self.obs_dim)
-        if self._obs_is_state:
+        if self._obs_reader is not None:
             self._live_obs = out
             self._live_capture()
         cdef double reward = self._b.reward[0]
@@ -1950,23 +2043,35 @@ cdef class Batch:
     # its state: mutating it in place changes the next step. step1 keeps the
     # obs it returned with the C state and the obs values at that moment;
     # before the next step it compares them (a few words: the step's only
-    # cost) and, if only the obs changed, has state_writeback_hook(obs) check
-    # it and write it into the C state (or raise, leaving the env as it
-    # was). A C state changed another way (a reset, set_state, a state
-    # write) means the obs no longer is the state: it is dropped.
+    # cost) and, if only the obs changed, reads the obs as a state with the
+    # env's obs_state_reader and writes the fields it gives into the C state
+    # itself (or raises, leaving the env as it was). A C state changed
+    # another way (a reset, set_state, a state write) means the obs no
+    # longer is the state: it is dropped.
     @property
     def obs_is_state(self):
         """Whether step1's returned observation is the env's live state (see
-        live_obs); set by the single env (MountainCarContinuous)."""
-        return self._obs_is_state
+        live_obs): an obs_state_reader is set."""
+        return self._obs_reader is not None
 
-    @obs_is_state.setter
-    def obs_is_state(self, bint value):
-        if value and (self._def.state_size > _LIVE_MAX_STATE or self._def.state_size % 8
-                      or self.obs_dim > _LIVE_MAX_OBS):
+    @property
+    def obs_state_reader(self):
+        """None (step1's observation is a copy), or how the env reads a state
+        from a Python value (MountainCarContinuous's, whose Gymnasium step
+        returns its state): reader(value) -> {C state field: value}, or
+        TypeError/ValueError for a value its step refuses. A pure function
+        of the value: it writes nothing (the core writes the fields)."""
+        return self._obs_reader
+
+    @obs_state_reader.setter
+    def obs_state_reader(self, reader):
+        if reader is not None and not callable(reader):
+            raise TypeError(f"obs_state_reader must be callable or None, got {reader!r}")
+        if reader is not None and (self._def.state_size > _LIVE_MAX_STATE
+                                   or self._def.state_size % 8 or self.obs_dim > _LIVE_MAX_OBS):
             raise ValueError(f"{self.kind}'s state is too large for obs_is_state")
-        self._obs_is_state = value
-        if not value:
+        self._obs_reader = reader
+        if reader is None:
             self._live_obs = None
 
     @property
@@ -1987,7 +2092,7 @@ cdef class Batch:
     def sync_live_obs(self):
         """Writes a live observation mutated in place into the C state now
         (as the next step1 would): for readers of the state (render,
-        get_state). Raises what state_writeback_hook raises."""
+        get_state). Raises what obs_state_reader raises (the env unchanged)."""
         self._enter(True)
         try:
             if self._live_obs is not None and not self._live_unchanged():
@@ -2021,16 +2126,24 @@ cdef class Batch:
 
     cdef int _sync_live(self) except -1:
         """The slow path of the live obs check: drop it (the state changed
-        another way) or write it back through state_writeback_hook."""
+        another way) or read it with obs_state_reader and write it back."""
         obs = self._live_obs
-        if not self.has_reset or self.state_writeback_hook is None or not self._live_state_same():
+        if not self.has_reset or self._obs_reader is None or not self._live_state_same():
             self._live_obs = None
             return 0
-        self.state_writeback_hook(obs)  # checks, then writes the C state, or raises
+        try:
+            fields = self._obs_reader(obs)
+        except (TypeError, ValueError) as e:
+            raise type(e)(f"the observation step() returned (which is the env's state, as in "
+                          f"Gymnasium) was changed in place to a value ccgym refuses (the env "
+                          f"is unchanged): {e}") from None
+        view = self._mem_view(_M_STATE, True).view(env_info(self.kind).state_dtype)
+        for name, value in fields.items():
+            view[0][name] = value
         # The state now is the obs's values: the last observation is its.
         self._b.saved_obs = NULL
         ccgym_batch_observe(self._def, &self._b, self._b.obs)
-        # (An obs the hook took in another layout, strides say, stays the
+        # (An obs the reader took in another layout, strides say, stays the
         # state and takes this slow path at each step.)
         self._live_capture()
         return 0

@@ -584,7 +584,7 @@ class _CoreEnv(gym.Env):
             self._sync_state()
         if "_watched" in d:
             self._sync_watched()
-        self._core.check_watch()
+        self._core.check_follow()
 
     def _sync_watched(self) -> None:
         pass
@@ -965,43 +965,33 @@ class Continuous_MountainCarEnv(_ContinuousEnv):  # noqa: N801 (Gymnasium's name
         self.screen_width = 600
         self.screen_height = 400
         # Gymnasium's step returns `self.state` itself: the obs is the state
-        # (mutating it in place changes the next step); the core checks it
-        # before each step and writes it back through _write_back_obs.
-        self._core.state_writeback_hook = self._write_back_obs
-        self._core.obs_is_state = True
+        # (mutating it in place changes the next step). The core checks it
+        # before each step and, changed, reads it as a state assignment is
+        # read (_state_fields_of: the class's, a pure function of the value)
+        # and writes the fields itself.
+        self._core.obs_state_reader = type(self)._state_fields_of
 
-    def _write_back_obs(self, obs: Any) -> None:
-        """The last step's obs (the env's state) was changed in place: its
-        values become the C state, or TypeError/ValueError with the env
-        unchanged. Called by the core under its guard (writes no other way)."""
-        try:
-            fields = self._state_fields_of(obs)
-        except (TypeError, ValueError) as e:
-            raise type(e)(f"the observation step() returned (which is the env's state, as in "
-                          f"Gymnasium) was changed in place to a value ccgym refuses (the env "
-                          f"is unchanged): {e}") from None
-        view = self._core.state_view(self._state_dtype)
-        for name, value in fields.items():
-            view[0][name] = value
-
-    def _state_fields_of(self, value: Any) -> dict[str, Any]:
-        """The C state fields of a state value, or TypeError/ValueError."""
+    @classmethod
+    def _state_fields_of(cls, value: Any) -> dict[str, Any]:
+        """The C state fields of a state value, or TypeError/ValueError
+        (writes nothing: the env's state setter and the core's write-back of
+        a step's observation changed in place both take them)."""
         # Gymnasium's step computes in the state's precision: float32 and
         # float64 arrays are the two it has itself (a list or an int array
         # would give it a third mix of precisions).
         if not isinstance(value, np.ndarray) or value.dtype not in (np.float32, np.float64):
             raise TypeError(
-                "MountainCarContinuous state must be a float32 or float64 numpy array "
+                f"{cls.kind} state must be a float32 or float64 numpy array "
                 f"(Gymnasium's step computes in its precision), got {value!r}")
-        arr, is32 = _attributes.state_array(self.kind, value, 2, float32_ok=True)
-        _attributes.check_position(self.kind, arr[0])
+        arr, is32 = _attributes.state_array(cls.kind, value, 2, float32_ok=True)
+        _attributes.check_position(cls.kind, arr[0])
         if is32:
             # math.cos(3 * position) with 3 * position a float32: it overflows
             # to inf (math domain error in Gymnasium) from |position| > 1.1e38.
             with np.errstate(over="ignore"):
                 if np.isinf(np.float32(3) * np.float32(arr[0])):
                     raise ValueError(
-                        f"{self.kind} state: position {arr[0]}: 3 * position is infinite in "
+                        f"{cls.kind} state: position {arr[0]}: 3 * position is infinite in "
                         "float32; Gymnasium's step raises ValueError (math domain error) in "
                         "math.cos(3 * position)")
         return {"position": float(arr[0]), "velocity": float(arr[1]), "state_f32": int(is32)}
@@ -1146,30 +1136,37 @@ class PendulumEnv(_ContinuousEnv):
 # into whichever list an env reads all change that env's next step. Here the
 # torques are the C params torque_0..2, and each env follows the object its
 # step would read (its own value, else its class's, _torque_source):
-# - the C core watches that object when it is a list (Batch.watch: each
-#   step1 compares the list's length and item identities with those the
-#   params were made from, a few pointer compares in compiled code, no
-#   Python frame), and calls the env's _follow_torques when they differ;
-# - a class-level assignment goes through the metaclass, which re-arms the
-#   watch of every live env that follows that class (_FOLLOWERS), so each
-#   picks the new value up on its next step;
+# - the C core follows that object when it is a list (Batch.follow, over
+#   the def's list attribute AVAIL_TORQUE, CCGYM_ATTR_LIST_ITEM: each step1
+#   compares the list's length and item identities with those the params
+#   were made from, a few pointer compares in compiled code, no Python
+#   frame, and takes the items itself when they differ);
+# - a class-level assignment goes through the metaclass, which points every
+#   live env that follows that class (_FOLLOWERS) at the new value, taken
+#   at its next step;
 # - another mutable value (a numpy array) is watched from Python
 #   (_CoreEnv._sync_watched, the step bound to _step_synced).
 # Pickles and copies keep an env's own value (its attribute faces) and
 # follow the class otherwise, as Gymnasium's do.
 
-# One guard: an env's own torque changes (re-reading, assigning, deleting)
-# run under its core's guard (Batch.exclusive), as every other write does. A
-# class-level assignment takes no env's guard (a step under way in another
-# thread must not fail): it only marks each follower's watch as changed, and
-# an env that re-reads its torques checks, after arming its watch, that the
-# object it read is still the one its step would read -- so a class-level
-# change landing in between is never lost (_follow_torques).
+# One guard: an env's own torque changes (assigning, deleting) run under its
+# core's guard (Batch.exclusive), as every other write does. A class-level
+# assignment takes no env's guard (a step under way in another thread must
+# not fail): it only points each follower at the new value, which its next
+# step takes; an env that points itself checks afterwards that the object it
+# read is still the one its step would read -- so a class-level change
+# landing in between is never lost (_torques_moved).
 
 #: Live Acrobot envs (weak references), told when a class-level AVAIL_TORQUE
 #: changes; a plain set, so tuple(_FOLLOWERS) is one atomic snapshot.
 _FOLLOWERS: set[weakref.ref[Any]] = set()
-_TORQUE_FIELDS = ("torque_0", "torque_1", "torque_2")
+_AVAIL = "AVAIL_TORQUE"  # the def's list attribute (EnvInfo.list_attributes)
+_TORQUE_FIELDS = _core.env_info("Acrobot").list_attributes[_AVAIL]
+
+
+def _torque_values(kind: str, value: Any) -> tuple[float, ...]:
+    """AVAIL_TORQUE's torques as C stores them, or TypeError/ValueError."""
+    return _core.list_values(kind, _AVAIL, value)
 
 
 def _class_torques(cls: type) -> Any:
@@ -1184,7 +1181,7 @@ def _set_class_torques(cls: type, value: Any) -> None:
     """cls.AVAIL_TORQUE = value: refused (TypeError/ValueError, the class
     unchanged) where an instance's write is refused; else every live env of
     cls without its own value takes it from its next step on."""
-    _attributes.torques(value)
+    _torque_values(cls.kind, value)
     type.__setattr__(cls, "_class_avail_torque", value)
     _tell_followers(cls)
 
@@ -1195,13 +1192,6 @@ def _tell_followers(cls: type) -> None:
         env = ref()
         if isinstance(env, cls):
             env._torques_moved()
-
-
-def _torque_hook(ref: weakref.ref[Any]) -> None:
-    # The core's watch_hook (a weak reference: no env <-> core cycle).
-    env = ref()
-    if env is not None:
-        env._follow_torques()
 
 
 class _TorqueAttribute:
@@ -1331,9 +1321,8 @@ class AcrobotEnv(_DiscreteEnv, metaclass=_AcrobotType):
     def __init__(self, render_mode: str | None = None, torque_noise_max: float = 0.0):
         params = _params.params(self.kind, torque_noise_max=torque_noise_max)
         super().__init__(render_mode=render_mode, **params)
-        self._core.watch_hook = functools.partial(_torque_hook, weakref.ref(self))
         _FOLLOWERS.add(weakref.ref(self, _FOLLOWERS.discard))
-        self._follow_torques(at_init=True)
+        self._core.exclusive(self._follow_torques)
         if params["torque_noise_max"]:
             self.torque_noise_max = params["torque_noise_max"]
 
@@ -1350,66 +1339,54 @@ class AcrobotEnv(_DiscreteEnv, metaclass=_AcrobotType):
         record = self._core.params_buffer.view(self._params_dtype)[0]
         return tuple(float(record[f]) for f in _TORQUE_FIELDS)
 
-    def _write_torques(self, torques: tuple[float, float, float]) -> None:
+    def _write_torques(self, torques: tuple[float, ...]) -> None:
         # Bitwise: -0.0 and 0.0 differ (a torque of -0.0 gives other bits).
         if struct.pack("<3d", *torques) != struct.pack("<3d", *self._c_torques()):
             self._write_params(dict(zip(_TORQUE_FIELDS, torques)))
 
-    def _follow_torques(self, at_init: bool = False) -> None:
-        """Makes the C torques those of the object the step would read now and
-        watches it for in-place change (the core's watch_hook). A value ccgym
-        refuses raises (TypeError/ValueError, the env unchanged), and keeps
-        raising at every step until it is fixed; at __init__ that is left to
-        the first step. Under the core's guard; a class-level assignment
-        meanwhile is caught by the check after arming."""
-        self._core.exclusive(self._follow_torques_now, at_init)
-
-    def _follow_torques_now(self, at_init: bool) -> None:
+    def _follow_torques(self) -> None:
+        """At __init__ (under the core's guard): the C torques become those
+        of the object the step reads, and follow it. A value ccgym refuses
+        is left to the first step, which raises (TypeError/ValueError, the
+        env unchanged) until it is fixed."""
         value = self._torque_source()
+        core = self._core
         try:
-            self._arm_torques(value, at_init)
+            if type(value) is list:
+                try:
+                    core.follow(_AVAIL, value, now=True)
+                except (TypeError, ValueError):
+                    core.follow(_AVAIL, value)  # the first step takes it, and raises
+                return
+            core.follow(_AVAIL, None)
+            try:
+                torques = _torque_values(self.kind, value)
+            except (TypeError, ValueError):
+                torques = None
+            if torques is not None:
+                self._write_torques(torques)
+            self._watch(value, stale=torques is None)
         finally:
-            if self._torque_source() is not value:  # moved meanwhile: re-read next step
+            if self._torque_source() is not value:  # moved meanwhile
                 self._torques_moved()
 
-    def _arm_torques(self, value: Any, at_init: bool) -> None:
-        core = self._core
-        if type(value) is list:
-            items = tuple(value)
-            try:
-                torques = _attributes.torques(items)
-            except (TypeError, ValueError) as e:
-                core.watch(value, None)  # changed: every step asks again
-                if at_init:
-                    return
-                raise type(e)(f"AVAIL_TORQUE was changed in place to a value ccgym "
-                              f"refuses (the env is unchanged): {e}") from None
-            self._write_torques(torques)
-            core.watch(value, items)
-            if "_watched" in self.__dict__:
-                del self.__dict__["_watched"]
-                self._bind_step()
-            return
-        core.watch(None)
-        try:
-            torques = _attributes.torques(value)
-        except (TypeError, ValueError):
-            if not at_init:
-                raise
-            torques = None
-        if torques is not None:
-            self._write_torques(torques)
-        self._watch(value, stale=torques is None)
-
     def _torques_moved(self) -> None:
-        """A class-level AVAIL_TORQUE changed: the next step re-reads it (its
-        watch is made to differ; nothing is written now, so a step under way
-        in another thread is not disturbed)."""
-        if "AVAIL_TORQUE" in self.__dict__.get("_attr_faces", {}):
+        """A class-level AVAIL_TORQUE changed (or the env's own was deleted):
+        the next step takes the object the step reads now. Nothing is
+        written now, so a step under way in another thread is not disturbed;
+        a change landing meanwhile is caught by the check after pointing."""
+        if _AVAIL in self.__dict__.get("_attr_faces", {}):
             return
-        self._core.watch([], None)
-        if self.__dict__.pop("_watched", None) is not None:
-            self._bind_step()
+        value: Any = _tell_followers  # (a sentinel: no torque source is this function)
+        while self._torque_source() is not value:
+            value = self._torque_source()
+            if type(value) is list:
+                self._core.follow(_AVAIL, value)
+                if self.__dict__.pop("_watched", None) is not None:
+                    self._bind_step()
+            else:
+                self._core.follow(_AVAIL, None)
+                self._watch(value, stale=True)
 
     def _watch(self, value: Any, stale: bool = False) -> None:
         # A mutable value that is not a list (a numpy array), from Python.
@@ -1422,18 +1399,19 @@ class AcrobotEnv(_DiscreteEnv, metaclass=_AcrobotType):
 
     def _set_torques(self, value: Any) -> None:
         items = tuple(value) if type(value) is list else value
-        torques = _attributes.torques(items)
-        self._core.exclusive(self._set_torques_now, value, items, torques)
+        torques = _torque_values(self.kind, items)
+        self._core.exclusive(self._set_torques_now, value, torques)
 
-    def _set_torques_now(self, value: Any, items: Any, torques: tuple[float, ...]) -> None:
-        self._write_params(dict(zip(_TORQUE_FIELDS, torques)))
-        self.__dict__.setdefault("_attr_faces", {})["AVAIL_TORQUE"] = value
+    def _set_torques_now(self, value: Any, torques: tuple[float, ...]) -> None:
         if type(value) is list:
-            self._core.watch(value, items)
+            self._core.follow(_AVAIL, value, now=True)  # its items now, then followed
+            self.__dict__.setdefault("_attr_faces", {})[_AVAIL] = value
             if self.__dict__.pop("_watched", None) is not None:
                 self._bind_step()
         else:
-            self._core.watch(None)
+            self._write_params(dict(zip(_TORQUE_FIELDS, torques)))
+            self.__dict__.setdefault("_attr_faces", {})[_AVAIL] = value
+            self._core.follow(_AVAIL, None)
             self._watch(value)
 
     def _delete_torques(self) -> None:
@@ -1452,7 +1430,7 @@ class AcrobotEnv(_DiscreteEnv, metaclass=_AcrobotType):
         now = _attributes.snapshot(value)
         if snap is None or not _attributes.same_snapshot(now, snap):
             try:
-                torques = _attributes.torques(value)
+                torques = _torque_values(self.kind, value)
             except (TypeError, ValueError) as e:
                 raise type(e)(f"AVAIL_TORQUE was changed in place to a value ccgym refuses "
                               f"(the env is unchanged): {e}") from None
@@ -1469,7 +1447,7 @@ class AcrobotEnv(_DiscreteEnv, metaclass=_AcrobotType):
         of its own, bit for bit Gymnasium's rk4 of them. All under the core's
         guard; a step that raises leaves the env, its params and np_random as
         they were."""
-        self._core.check_watch()  # the torques in C are AVAIL_TORQUE's first
+        self._core.check_follow()  # the torques in C are AVAIL_TORQUE's first
         return self._core.exclusive(self._noisy_step, action)
 
     def _noisy_step(self, action: Any):
