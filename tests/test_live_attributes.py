@@ -1555,13 +1555,38 @@ def test_mountain_car_continuous_action_bounds_are_live(kind, bounds):
                 break
 
 
+def test_acrobot_class_level_tuple_is_settled_after_one_step():
+    """A class-level AVAIL_TORQUE that cannot change in place (a tuple) is
+    taken at the next step, after which the env is back on the core's plain
+    step: nothing is left watched, so no step rewrites the params again (a
+    settled tuple once kept followers on the watching step for good). Its
+    steps stay equal to Gymnasium's under the same class-level tuple."""
+    saved = _class_torques_saved()
+    try:
+        ref, ours = make_pair("Acrobot")
+        for env in (ref, ours):
+            env.reset(seed=93)
+        ce.AcrobotEnv.AVAIL_TORQUE = (-1.0, 0.0, 2.0)
+        gcc.AcrobotEnv.AVAIL_TORQUE = (-1.0, 0.0, 2.0)
+        assert "_watched" in ours.__dict__  # taken by the next step, not now
+        ours.step(1)
+        ref.step(1)
+        assert ours._c_torques() == (-1.0, 0.0, 2.0)
+        assert "_watched" not in ours.__dict__
+        assert ours.step == ours._core.step1
+        ours.state = np.array(ref.state)
+        run(ref, ours, "Acrobot", 20, seed=94)
+    finally:
+        _restore_class_torques(saved)
+
+
 def test_acrobot_class_level_change_during_a_reread_is_not_lost():
     """One guard (the core's), no second lock: a class-level AVAIL_TORQUE
     assignment that lands while an env re-reads its torques (here from inside
     that re-read, where the old reentrant _TORQUE_LOCK let it through and the
     re-read then overwrote its mark) is taken up by the env's next step. The
     re-read is the env pointing its core at the object its step reads
-    (_torques_moved reads _torque_source); the core takes the items itself
+    (_follow_torques reads _torque_source); the core takes the items itself
     at the step, so no Python code runs inside that."""
     import ccgym.envs as envs_mod
     from ccgym import _frontend

@@ -1510,9 +1510,10 @@ cdef class Batch:
                                          for f in info.list_attributes[attr])
             self._follow_attr = attr
         if now and lst is not None:
+            items = tuple(lst)
             self._enter(False)
             try:
-                self._write_list(list_values(self.kind, attr, tuple(lst)), tuple(lst))
+                self._write_list(list_values(self.kind, attr, items), items)
             finally:
                 self._depth -= 1
             self._watch_list = lst
@@ -1545,8 +1546,8 @@ cdef class Batch:
         return 0
 
     cdef void _write_list(self, tuple values, tuple items):
-        """The values into the followed fields of every params struct (only
-        where the bits differ: -0.0 is not 0.0)."""
+        """The values into the followed fields of every params struct; items
+        (the list's items they came from) become those step1 compares with."""
         cdef Py_ssize_t count = <Py_ssize_t>(self._params.nbytes // self._def.params_size)
         cdef Py_ssize_t i, k
         cdef double v

@@ -21,6 +21,7 @@ precision) are listed in docs/compatibility.md, "Values ccgym refuses".
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import math
 import struct
@@ -1155,7 +1156,7 @@ class PendulumEnv(_ContinuousEnv):
 # not fail): it only points each follower at the new value, which its next
 # step takes; an env that points itself checks afterwards that the object it
 # read is still the one its step would read -- so a class-level change
-# landing in between is never lost (_torques_moved).
+# landing in between is never lost (_follow_torques).
 
 #: Live Acrobot envs (weak references), told when a class-level AVAIL_TORQUE
 #: changes; a plain set, so tuple(_FOLLOWERS) is one atomic snapshot.
@@ -1191,7 +1192,7 @@ def _tell_followers(cls: type) -> None:
     for ref in tuple(_FOLLOWERS):
         env = ref()
         if isinstance(env, cls):
-            env._torques_moved()
+            env._follow_torques()
 
 
 class _TorqueAttribute:
@@ -1322,7 +1323,7 @@ class AcrobotEnv(_DiscreteEnv, metaclass=_AcrobotType):
         params = _params.params(self.kind, torque_noise_max=torque_noise_max)
         super().__init__(render_mode=render_mode, **params)
         _FOLLOWERS.add(weakref.ref(self, _FOLLOWERS.discard))
-        self._core.exclusive(self._follow_torques)
+        self._core.exclusive(self._follow_torques, True)
         if params["torque_noise_max"]:
             self.torque_noise_max = params["torque_noise_max"]
 
@@ -1341,52 +1342,46 @@ class AcrobotEnv(_DiscreteEnv, metaclass=_AcrobotType):
 
     def _write_torques(self, torques: tuple[float, ...]) -> None:
         # Bitwise: -0.0 and 0.0 differ (a torque of -0.0 gives other bits).
-        if struct.pack("<3d", *torques) != struct.pack("<3d", *self._c_torques()):
+        fmt = f"<{len(_TORQUE_FIELDS)}d"
+        if struct.pack(fmt, *torques) != struct.pack(fmt, *self._c_torques()):
             self._write_params(dict(zip(_TORQUE_FIELDS, torques)))
 
-    def _follow_torques(self) -> None:
-        """At __init__ (under the core's guard): the C torques become those
-        of the object the step reads, and follow it. A value ccgym refuses
-        is left to the first step, which raises (TypeError/ValueError, the
-        env unchanged) until it is fixed."""
-        value = self._torque_source()
-        core = self._core
-        try:
-            if type(value) is list:
-                try:
-                    core.follow(_AVAIL, value, now=True)
-                except (TypeError, ValueError):
-                    core.follow(_AVAIL, value)  # the first step takes it, and raises
-                return
-            core.follow(_AVAIL, None)
-            try:
-                torques = _torque_values(self.kind, value)
-            except (TypeError, ValueError):
-                torques = None
-            if torques is not None:
-                self._write_torques(torques)
-            self._watch(value, stale=torques is None)
-        finally:
-            if self._torque_source() is not value:  # moved meanwhile
-                self._torques_moved()
+    def _follow_torques(self, now: bool = False) -> None:
+        """The C torques follow the object the step reads (_torque_source):
+        a list the core follows itself (Batch.follow); another value (a
+        tuple, a numpy array) is watched from Python (_sync_watched).
 
-    def _torques_moved(self) -> None:
-        """A class-level AVAIL_TORQUE changed (or the env's own was deleted):
-        the next step takes the object the step reads now. Nothing is
-        written now, so a step under way in another thread is not disturbed;
-        a change landing meanwhile is caught by the check after pointing."""
+        With `now` (at __init__, under the core's guard) its torques are
+        taken at once where ccgym accepts them. Without (a class-level
+        AVAIL_TORQUE changed, from any thread, or the env's own was deleted)
+        nothing is written: the next step takes them, so a step under way in
+        another thread is not disturbed. A value ccgym refuses is left to the
+        next step, which raises (TypeError/ValueError, the env unchanged)
+        until it is fixed. A class-level change landing while the env points
+        itself is caught by the re-check at the end of the loop."""
         if _AVAIL in self.__dict__.get("_attr_faces", {}):
-            return
-        value: Any = _tell_followers  # (a sentinel: no torque source is this function)
-        while self._torque_source() is not value:
+            return  # its own value: a class-level change is not its concern
+        core = self._core
+        while True:
             value = self._torque_source()
             if type(value) is list:
-                self._core.follow(_AVAIL, value)
+                core.follow(_AVAIL, value)
+                if now:
+                    with contextlib.suppress(TypeError, ValueError):
+                        core.check_follow()
                 if self.__dict__.pop("_watched", None) is not None:
                     self._bind_step()
             else:
-                self._core.follow(_AVAIL, None)
-                self._watch(value, stale=True)
+                core.follow(_AVAIL, None)
+                torques = None
+                if now:
+                    with contextlib.suppress(TypeError, ValueError):
+                        torques = _torque_values(self.kind, value)
+                if torques is not None:
+                    self._write_torques(torques)
+                self._watch(value, stale=torques is None)
+            if self._torque_source() is value:
+                return
 
     def _watch(self, value: Any, stale: bool = False) -> None:
         # A mutable value that is not a list (a numpy array), from Python.
@@ -1398,11 +1393,11 @@ class AcrobotEnv(_DiscreteEnv, metaclass=_AcrobotType):
         self._bind_step()
 
     def _set_torques(self, value: Any) -> None:
-        items = tuple(value) if type(value) is list else value
-        torques = _torque_values(self.kind, items)
+        # (A list is checked by follow(now=True), under the guard.)
+        torques = None if type(value) is list else _torque_values(self.kind, value)
         self._core.exclusive(self._set_torques_now, value, torques)
 
-    def _set_torques_now(self, value: Any, torques: tuple[float, ...]) -> None:
+    def _set_torques_now(self, value: Any, torques: tuple[float, ...] | None) -> None:
         if type(value) is list:
             self._core.follow(_AVAIL, value, now=True)  # its items now, then followed
             self.__dict__.setdefault("_attr_faces", {})[_AVAIL] = value
@@ -1421,7 +1416,7 @@ class AcrobotEnv(_DiscreteEnv, metaclass=_AcrobotType):
 
         def delete() -> None:
             del faces["AVAIL_TORQUE"]
-            self._torques_moved()
+            self._follow_torques()
 
         self._core.exclusive(delete)
 
@@ -1435,7 +1430,7 @@ class AcrobotEnv(_DiscreteEnv, metaclass=_AcrobotType):
                 raise type(e)(f"AVAIL_TORQUE was changed in place to a value ccgym refuses "
                               f"(the env is unchanged): {e}") from None
             self._write_params(dict(zip(_TORQUE_FIELDS, torques)))
-            self.__dict__["_watched"] = (value, now)
+            self._watch(value)  # a tuple is settled now: the plain step again
 
     # ----------------------------------------- noise from another generator
     def _step_foreign(self, action: Any):
