@@ -52,12 +52,17 @@ def reference_kind(kind: str) -> str:
 
 
 def is_stock(env_id: str) -> bool:
-    """Whether ``env_id``'s registry line names no module of its own (one of
-    the ids ccgym mirrors from Gymnasium under the same name)."""
-    return len(ccgym.ENV_SPECS[_bare(env_id)]) == 3
+    """Whether ``env_id`` is one of the ids ccgym mirrors from Gymnasium under
+    the same name: Gymnasium registers it, for the class the env's def
+    mirrors (an added env, such as tools/new_env.py makes, has a new id)."""
+    bare = _bare(env_id)
+    spec = gym.registry.get(bare)
+    gym_class = _core.env_info(_frontend.env_class(bare).kind).gym_class
+    return (spec is not None and isinstance(spec.entry_point, str)
+            and spec.entry_point.rpartition(":")[2] == gym_class)
 
 
-# The stock ids (their registry lines name no module), in registry order.
+# The stock ids (those Gymnasium registers too), in registry order.
 STOCK_IDS = tuple(i for i in ccgym.ENV_IDS if is_stock(i))
 
 

@@ -25,19 +25,20 @@ import pytest
 
 import ccgym
 from ccgym import _attributes, _frontend
+from reference import is_stock
 
 
 def _scaffolded() -> list[tuple[str, str]]:
     """(new id, source id) pairs."""
     pairs = []
-    for env_id, spec in ccgym.ENV_SPECS.items():
-        if len(spec) < 4:
+    for env_id in ccgym.ENV_SPECS:
+        if is_stock(env_id):
             continue
         cls = _frontend.env_class(env_id)
         version = env_id.rsplit("-", 1)[1]
         for base in cls.__mro__[1:]:
             source = [i for i, s in ccgym.ENV_SPECS.items()
-                      if len(s) == 3 and s[0] == base.__name__ and i.endswith("-" + version)]
+                      if is_stock(i) and s[0] == base.__name__ and i.endswith("-" + version)]
             if source:
                 pairs.append((env_id, source[0]))
                 break

@@ -133,7 +133,7 @@ def main(argv: list[str] | None = None) -> int:
     if not lines:
         parser.error(f"python/ccgym/_registration.py registers no {old_kind}-v* id")
     added = "".join(
-        re.sub(rf'"{re.escape(old_kind)}-(v\d+)": \("{re.escape(old_class)}", ([^)]*)\)',
+        re.sub(rf'"{re.escape(old_kind)}-(v\d+)": \("{re.escape(old_class)}", ([^,]*, [^,]*), [^)]*\)',
                rf'"{args.name}-\1": ("{new_class}", \2, "ccgym._env_{new}")', ln)
         for ln in lines)
     py = py.replace(lines[-1], lines[-1] + added, 1)

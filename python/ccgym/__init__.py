@@ -31,13 +31,9 @@ from ccgym._frontend import InvalidAction, InvalidActionType, InvalidActionValue
 from ccgym._registration import ENV_IDS, ENV_SPECS, vector_class_name
 from ccgym._registration import register as _register
 from ccgym._plugins import register_c_env
-from ccgym.envs import (
-    AcrobotEnv,
-    CartPoleEnv,
-    Continuous_MountainCarEnv,
-    MountainCarEnv,
-    PendulumEnv,
-)
+# Every registered env's single-env class (ccgym.envs.__all__, from the
+# registry lines; type checkers see ccgym.envs's re-exports).
+from ccgym.envs import *  # noqa: F403
 
 
 # The ids and their registration live in ccgym._registration (string entry

@@ -62,7 +62,7 @@ def register_c_env(module_or_capsule: Any, *, id: str, max_episode_steps: int | 
     spec = _registration.ENV_SPECS.get(id)
     if spec is not None:
         if kind is not None and tuple(spec[1:3]) == (max_episode_steps, reward_threshold):
-            return getattr(envs, spec[0]) if len(spec) < 4 else envs._PLUGIN_CLASSES[kind]
+            return envs._PLUGIN_CLASSES[kind]  # the same def again: its class
         raise ValueError(f"id {id!r} is registered already")
     if id in gym.registry:
         raise ValueError(f"id {id!r} is registered with Gymnasium already (not by ccgym)")

@@ -17,16 +17,17 @@ env is made. So it can run in two ways, with the same result:
 from __future__ import annotations
 
 # The one registry line of an id (besides its env's line in src/envs.c):
-# id -> (single-env class name, max_episode_steps, reward_threshold[, module]),
-# as Gymnasium registers them; the class is ccgym.envs's unless a module is
-# named (an env with a Python module of its own, such as tools/new_env.py makes).
+# id -> (single-env class name, max_episode_steps, reward_threshold, module),
+# as Gymnasium registers them; the module defines the class (each stock env's
+# is its own, ccgym._env_<env>; tools/new_env.py writes one for a new env), and
+# ccgym.envs.<class> loads it on first use.
 ENV_SPECS = {
-    "CartPole-v0": ("CartPoleEnv", 200, 195.0),
-    "CartPole-v1": ("CartPoleEnv", 500, 475.0),
-    "MountainCar-v0": ("MountainCarEnv", 200, -110.0),
-    "MountainCarContinuous-v0": ("Continuous_MountainCarEnv", 999, 90.0),
-    "Pendulum-v1": ("PendulumEnv", 200, None),
-    "Acrobot-v1": ("AcrobotEnv", 500, -100.0),
+    "CartPole-v0": ("CartPoleEnv", 200, 195.0, "ccgym._env_cartpole"),
+    "CartPole-v1": ("CartPoleEnv", 500, 475.0, "ccgym._env_cartpole"),
+    "MountainCar-v0": ("MountainCarEnv", 200, -110.0, "ccgym._env_mountain_car"),
+    "MountainCarContinuous-v0": ("Continuous_MountainCarEnv", 999, 90.0, "ccgym._env_mountain_car_continuous"),
+    "Pendulum-v1": ("PendulumEnv", 200, None, "ccgym._env_pendulum"),
+    "Acrobot-v1": ("AcrobotEnv", 500, -100.0, "ccgym._env_acrobot"),
 }
 
 ENV_IDS = tuple(ENV_SPECS)
@@ -68,13 +69,13 @@ def register() -> None:
     """Register ``ccgym/<Id>`` for every id not registered yet (idempotent)."""
     import gymnasium as gym
 
-    for env_id, (cls, max_steps, threshold, *module) in ENV_SPECS.items():
+    for env_id, (cls, max_steps, threshold, module) in ENV_SPECS.items():
         full_id = gym_id(env_id)
         if full_id in gym.registry:
             continue
         gym.register(
             id=full_id,
-            entry_point=f"{module[0] if module else 'ccgym.envs'}:{cls}",
+            entry_point=f"{module}:{cls}",
             vector_entry_point=f"ccgym.vector:{vector_class_name(env_id)}",
             max_episode_steps=max_steps,
             reward_threshold=threshold,

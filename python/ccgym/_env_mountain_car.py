@@ -1,0 +1,132 @@
+"""MountainCar (``ccgym/MountainCar-v0``): its single-env class and the reset
+draw it shares with MountainCarContinuous.
+
+The class's public home is :mod:`ccgym.envs` (``ccgym.envs.MountainCarEnv``, which
+loads this module; pickles and reprs name it there); the shared single-env
+machinery is ``ccgym.envs._CoreEnv``.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ccgym import _attributes, _core, _params
+from ccgym.envs import (
+    _DiscreteEnv,
+)
+
+__all__ = ["MountainCarEnv"]
+
+
+def _draw_mountain_car_state(env: Any, gen: np.random.Generator, a: float, b: float) -> Any:
+    """Gymnasium's MountainCar / MountainCarContinuous reset draw."""
+    return np.array([gen.uniform(low=a, high=b), 0])
+
+
+class MountainCarEnv(_DiscreteEnv):
+    """MountainCar-v0: drive an underpowered car up a hill (actions 0, 1, 2).
+
+    Matches ``gymnasium.envs.classic_control.MountainCarEnv`` including
+    ``goal_velocity`` and the reset options ``low``/``high`` (default -0.6, -0.4).
+    """
+
+    kind = "MountainCar"
+    _rebind_after_step = True
+
+    def _check_attribute(self, name: str, value: Any) -> None:
+        if name == "max_position" and float(value) == -math.inf:
+            raise ValueError(
+                "max_position = -inf: Gymnasium's np.clip(position, min_position, -inf) "
+                "makes every position -inf, and its next step raises ValueError (math "
+                "domain error) in math.cos(3 * position); assign a finite max_position")
+
+    @staticmethod
+    def _states_from_observations(st: np.ndarray, obs: np.ndarray, last_u: Any) -> None:
+        st["position"], st["velocity"] = obs[:, 0], obs[:, 1]
+
+    def _constructor_kwargs(self) -> dict[str, Any]:
+        return {"goal_velocity": self.goal_velocity}
+    metadata = {"render_modes": ["human", "rgb_array"], "render_fps": 30}
+    _state_dtype = _core.state_dtype(kind)
+
+    def __init__(self, render_mode: str | None = None, goal_velocity: float = 0):
+        params = _params.params(self.kind, goal_velocity=goal_velocity)
+        super().__init__(render_mode=render_mode, **params)
+        self.min_position = -1.2
+        self.max_position = 0.6
+        self.max_speed = 0.07
+        self.goal_position = 0.5
+        self.goal_velocity = goal_velocity
+        self.force = params["force"]
+        self.gravity = params["gravity"]
+        # Gymnasium's arrays of the observation bounds (copies, as its are).
+        self.low = self.observation_space.low.copy()
+        self.high = self.observation_space.high.copy()
+        self.screen_width = 600
+        self.screen_height = 400
+
+    def _params_record(self) -> Any:
+        return self._core.params_buffer.view(_core.env_info(self.kind).params_dtype)[0]
+
+    def _action_type_matters(self) -> bool:
+        # A numpy attribute, or a float16/float32 velocity: (action - 1) * force
+        # then computes in a type the action's int type decides.
+        if not self.__dict__.get("_attr_live"):
+            return False
+        if self._params_record()["typed"]:
+            return True
+        st = self._core.state_view(self._state_dtype)[0]
+        return bool(st["typed"]) and int(st["velocity_t"]) in (1, 2)
+
+    def _before_step(self, action: Any) -> None:
+        tag = _attributes.mountain_car_action(action, self.force)
+        if self._action_type_matters():
+            self._core.exclusive(self._params_record().__setitem__, "action_t", tag)
+
+    def _read_state(self) -> np.ndarray | tuple[Any, Any]:
+        """(position, velocity) as Gymnasium keeps it: a float64 array after
+        reset, a tuple of numpy float64s after a step (velocity the int 0
+        when the car has just hit the left wall), or of the types the
+        attributes' and action's numpy types gave (the C state's tags)."""
+        f = self._state_fields()
+        if self._just_reset():
+            return np.array([f["position"], f["velocity"]], dtype=np.float64)
+        if f["typed"]:
+            types = {0: float, 1: np.float16, 2: np.float32, 3: np.float64}
+            vt = int(f["velocity_t"])
+            return (types[int(f["position_t"])](f["position"]),
+                    0 if vt == 4 else types[vt](f["velocity"]))
+        position, velocity = np.float64(f["position"]), np.float64(f["velocity"])
+        if velocity == 0 and position == self._core.params_buffer.view(
+                _core.env_info(self.kind).params_dtype)[0]["min_position"]:
+            return position, 0
+        return position, velocity
+
+    _draw_initial_state = _draw_mountain_car_state
+
+    def _set_state_value(self, value: Any) -> None:
+        arr, _ = _attributes.state_array(self.kind, value, 2, float32_ok=False)
+        _attributes.check_position(self.kind, arr[0])
+        # Gymnasium unpacks it: a Python number computes as one (tag 0), a
+        # numpy float64 or int (or a float64 array's element) as float64 (3).
+        items = list(value) if isinstance(value, (list, tuple)) else [None, None]
+        tags = [0 if type(x) in (int, float) else 3 for x in items]
+        self._write_state({"position": float(arr[0]), "velocity": float(arr[1]),
+                           "typed": 1, "position_t": tags[0], "velocity_t": tags[1]})
+
+    def _height(self, xs: Any) -> Any:
+        """The hill's height at xs (Gymnasium's rendering helper)."""
+        return np.sin(3 * xs) * 0.45 + 0.55
+
+    def get_keys_to_action(self) -> dict[tuple[int, ...], int]:
+        """Gymnasium's key map for gymnasium.utils.play: left/right arrows."""
+        return {(): 1, (276,): 0, (275,): 2, (275, 276): 1}
+
+
+MountainCarEnv.__module__ = "ccgym.envs"  # its public home (ccgym.envs.__getattr__ loads it)
+# Gymnasium's physical constants and thresholds: live attributes over the
+# C params (ccgym._attributes).
+_attributes.install(MountainCarEnv)
