@@ -35,7 +35,7 @@ Package-internal.
 from __future__ import annotations
 
 import math
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -175,35 +175,6 @@ def typed_number(kind: str, name: str, value: Any) -> tuple[float, int]:
             raise ValueError(f"{name} = {value!r}: beyond the ints computed exactly ({limit})")
         return float(value), _TAGS[t]
     return number(kind, name, value), 0  # raises for what no path takes
-
-
-# MountainCar's action types (enum ccgym_mountain_car_action_t): a Python int,
-# or a numpy int by its size, as it promotes with a numpy float16.
-_MC_ACTION_BY_SIZE = {1: 1, 2: 2, 4: 3, 8: 3}
-
-
-def mountain_car_action(action: Any, force: Any) -> int:
-    """The action type tag of a MountainCar action (0 for a Python int and
-    for what the step refuses), or Gymnasium's OverflowError (or a ValueError
-    for the int wrap-around it computes) where ``(action - 1) * force`` with
-    a Python int force leaves the action's int type."""
-    if isinstance(action, np.ndarray):
-        dt = action.dtype
-    elif isinstance(action, np.generic):
-        dt = np.dtype(type(action))
-    else:
-        return 0
-    if dt.kind not in "iu":
-        return 0
-    if type(force) is int and action.ndim == 0 and 0 <= int(action) <= 2:
-        info = np.iinfo(dt)
-        if not info.min <= force <= info.max:
-            raise OverflowError(f"Python integer {force} out of bounds for {dt}")
-        if int(action) == 0 and force == info.min:
-            raise ValueError(
-                f"MountainCar: (action - 1) * force = -1 * {force} wraps around in {dt} in "
-                "Gymnasium's step, which ccgym does not model; assign force as a float")
-    return _MC_ACTION_BY_SIZE.get(dt.itemsize, 0)
 
 
 def cast_action(action: Any, attribute_dtype: np.dtype) -> Any:
@@ -430,12 +401,3 @@ def same_snapshot(a: Any, b: Any) -> bool:
         return a[0] == b[0] and a[1] == b[1] and a[2] == b[2]
     return (a[0] is b[0] and a[1] == b[1] and all(
         x is y and same_snapshot(sx, sy) for (x, sx), (y, sy) in zip(a[2], b[2])))
-
-
-def check_position(kind: str, position: float) -> None:
-    """The mountain cars' step takes math.cos(3 * position), which raises
-    for an infinite position: refuse it (ValueError, as Gymnasium's step)."""
-    if math.isinf(3.0 * float(position)):
-        raise ValueError(
-            f"{kind} state: position {position}: 3 * position is infinite; Gymnasium's step raises "
-            "ValueError (math domain error) in math.cos(3 * position)")

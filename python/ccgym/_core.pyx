@@ -602,7 +602,7 @@ cdef object _floats(const float *p, int n):
 def def_spaces(str kind):
     """(obs_low, obs_high, action_low, action_high) float32 arrays from kind's
     def (the action bounds None for a discrete action), and its render_fps.
-    Every single env's spaces are built from them (ccgym.envs._def_spaces)."""
+    Every single env's spaces are built from them (ccgym._single_env._def_spaces)."""
     cdef const ccgym_env_def *d = _env_def(kind)
     return (_floats(d.obs_low, d.obs_dim), _floats(d.obs_high, d.obs_dim),
             _floats(d.action_low, d.action_dim), _floats(d.action_high, d.action_dim),

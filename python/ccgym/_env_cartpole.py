@@ -5,7 +5,7 @@ warning and ``steps_beyond_terminated`` as Gymnasium counts it.
 
 The class's public home is :mod:`ccgym.envs` (``ccgym.envs.CartPoleEnv``, which
 loads this module; pickles and reprs name it there); the shared single-env
-machinery is ``ccgym.envs._CoreEnv``.
+machinery is ``ccgym._single_env._CoreEnv``.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ccgym import _attributes, _core, _params
-from ccgym.envs import (
+from ccgym._single_env import (
     _DiscreteEnv,
 )
 

@@ -1,9 +1,10 @@
-"""MountainCar (``ccgym/MountainCar-v0``): its single-env class and the reset
-draw it shares with MountainCarContinuous.
+"""MountainCar (``ccgym/MountainCar-v0``): its single-env class, its action's
+type tag, and the reset draw and position check it shares with
+MountainCarContinuous.
 
 The class's public home is :mod:`ccgym.envs` (``ccgym.envs.MountainCarEnv``, which
 loads this module; pickles and reprs name it there); the shared single-env
-machinery is ``ccgym.envs._CoreEnv``.
+machinery is ``ccgym._single_env._CoreEnv``.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from ccgym import _attributes, _core, _params
-from ccgym.envs import (
+from ccgym._single_env import (
     _DiscreteEnv,
 )
 
@@ -24,6 +25,44 @@ __all__ = ["MountainCarEnv"]
 def _draw_mountain_car_state(env: Any, gen: np.random.Generator, a: float, b: float) -> Any:
     """Gymnasium's MountainCar / MountainCarContinuous reset draw."""
     return np.array([gen.uniform(low=a, high=b), 0])
+
+
+def _check_position(kind: str, position: float) -> None:
+    """The mountain cars' step takes math.cos(3 * position), which raises
+    for an infinite position: refuse it (ValueError, as Gymnasium's step)."""
+    if math.isinf(3.0 * float(position)):
+        raise ValueError(
+            f"{kind} state: position {position}: 3 * position is infinite; Gymnasium's step raises "
+            "ValueError (math domain error) in math.cos(3 * position)")
+
+
+# MountainCar's action types (enum ccgym_mountain_car_action_t): a Python int,
+# or a numpy int by its size, as it promotes with a numpy float16.
+_MC_ACTION_BY_SIZE = {1: 1, 2: 2, 4: 3, 8: 3}
+
+
+def _action_tag(action: Any, force: Any) -> int:
+    """The action type tag of a MountainCar action (0 for a Python int and
+    for what the step refuses), or Gymnasium's OverflowError (or a ValueError
+    for the int wrap-around it computes) where ``(action - 1) * force`` with
+    a Python int force leaves the action's int type."""
+    if isinstance(action, np.ndarray):
+        dt = action.dtype
+    elif isinstance(action, np.generic):
+        dt = np.dtype(type(action))
+    else:
+        return 0
+    if dt.kind not in "iu":
+        return 0
+    if type(force) is int and action.ndim == 0 and 0 <= int(action) <= 2:
+        info = np.iinfo(dt)
+        if not info.min <= force <= info.max:
+            raise OverflowError(f"Python integer {force} out of bounds for {dt}")
+        if int(action) == 0 and force == info.min:
+            raise ValueError(
+                f"MountainCar: (action - 1) * force = -1 * {force} wraps around in {dt} in "
+                "Gymnasium's step, which ccgym does not model; assign force as a float")
+    return _MC_ACTION_BY_SIZE.get(dt.itemsize, 0)
 
 
 class MountainCarEnv(_DiscreteEnv):
@@ -82,7 +121,7 @@ class MountainCarEnv(_DiscreteEnv):
         return bool(st["typed"]) and int(st["velocity_t"]) in (1, 2)
 
     def _before_step(self, action: Any) -> None:
-        tag = _attributes.mountain_car_action(action, self.force)
+        tag = _action_tag(action, self.force)
         if self._action_type_matters():
             self._core.exclusive(self._params_record().__setitem__, "action_t", tag)
 
@@ -109,7 +148,7 @@ class MountainCarEnv(_DiscreteEnv):
 
     def _set_state_value(self, value: Any) -> None:
         arr, _ = _attributes.state_array(self.kind, value, 2, float32_ok=False)
-        _attributes.check_position(self.kind, arr[0])
+        _check_position(self.kind, arr[0])
         # Gymnasium unpacks it: a Python number computes as one (tag 0), a
         # numpy float64 or int (or a float64 array's element) as float64 (3).
         items = list(value) if isinstance(value, (list, tuple)) else [None, None]

@@ -4,7 +4,7 @@ Gymnasium's does.
 
 The class's public home is :mod:`ccgym.envs` (``ccgym.envs.Continuous_MountainCarEnv``, which
 loads this module; pickles and reprs name it there); the shared single-env
-machinery is ``ccgym.envs._CoreEnv``.
+machinery is ``ccgym._single_env._CoreEnv``.
 """
 
 from __future__ import annotations
@@ -14,8 +14,12 @@ from typing import Any
 import numpy as np
 
 from ccgym import _attributes, _core, _params
-from ccgym._env_mountain_car import MountainCarEnv, _draw_mountain_car_state
-from ccgym.envs import (
+from ccgym._env_mountain_car import (
+    MountainCarEnv,
+    _check_position,
+    _draw_mountain_car_state,
+)
+from ccgym._single_env import (
     _ContinuousEnv,
 )
 
@@ -82,7 +86,7 @@ class Continuous_MountainCarEnv(_ContinuousEnv):  # noqa: N801 (Gymnasium's name
                 f"{cls.kind} state must be a float32 or float64 numpy array "
                 f"(Gymnasium's step computes in its precision), got {value!r}")
         arr, is32 = _attributes.state_array(cls.kind, value, 2, float32_ok=True)
-        _attributes.check_position(cls.kind, arr[0])
+        _check_position(cls.kind, arr[0])
         if is32:
             # math.cos(3 * position) with 3 * position a float32: it overflows
             # to inf (math domain error in Gymnasium) from |position| > 1.1e38.

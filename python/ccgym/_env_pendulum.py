@@ -3,7 +3,7 @@ kept in the numpy type Gymnasium's step leaves it in.
 
 The class's public home is :mod:`ccgym.envs` (``ccgym.envs.PendulumEnv``, which
 loads this module; pickles and reprs name it there); the shared single-env
-machinery is ``ccgym.envs._CoreEnv``.
+machinery is ``ccgym._single_env._CoreEnv``.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from ccgym import _attributes, _core, _params
-from ccgym.envs import (
+from ccgym._single_env import (
     _ContinuousEnv,
 )
 
@@ -33,7 +33,17 @@ class PendulumEnv(_ContinuousEnv):
     """
 
     kind = "Pendulum"
-    _render_icon = True
+
+    @staticmethod
+    def _render_icon() -> Any:
+        """Gymnasium's torque icon: ``assets/clockwise.png`` blitted
+        ``int(scale * |last_u| / 2)`` pixels square and mirrored by the
+        torque's sign, with ``scale = screen_dim / (bound * 2)`` in float32:
+        every size 0..113 a torque in [-2, 2] can ask for."""
+        from ccgym.rendering import asset_icon
+
+        scale = np.float32(500 / 4.4)
+        return asset_icon("clockwise.png", int(scale * np.float32(2.0) / np.float32(2)))
 
     @staticmethod
     def _ceiling_state(state: np.ndarray) -> np.ndarray:

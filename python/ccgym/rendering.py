@@ -8,14 +8,13 @@ and the hill's anti-aliased polyline. Frames are (H, W, 3) uint8, drawn for
 any set of instances of a :class:`ccgym._core.Batch` in one call with the GIL
 released (optionally over several threads).
 
-Pendulum's torque icon: Gymnasium blits ``assets/clockwise.png`` scaled to
-``int(scale * |last_u| / 2)`` pixels square (pygame ``smoothscale``, an area
-average) and mirrored by the torque's sign. ccgym loads that PNG once, from
-the installed Gymnasium package (with Pillow, else pygame, else a small
-built-in PNG decoder), area-averages it in numpy to every size 0..113 that a
-torque in [-2, 2] can ask for, and hands the table to C, which blits the
-right size per instance with pygame's alpha blend. The icon is thus the same
-picture as Gymnasium's, not a redrawing of it.
+Icons (Pendulum's torque arrow): an env class whose ``_render_icon`` names
+one gets :func:`asset_icon`, the Gymnasium asset PNG loaded once from the
+installed Gymnasium package (with Pillow, else pygame, else a small built-in
+PNG decoder) and area-averaged in numpy, as pygame's ``smoothscale`` does, to
+every size the env's scene can ask for. C blits the right size per instance
+with pygame's alpha blend, so the icon is the same picture as Gymnasium's,
+not a redrawing of it.
 
 Fidelity metric (``frame_agreement``, used by ``tests/test_render.py``
 against Gymnasium's own pygame frames for >= 50 random states per env):
@@ -96,7 +95,7 @@ def canvas_size(kind: str) -> tuple[int, int]:
     return _render.canvas_size(kind_of(kind))
 
 
-# ------------------------------------------------------------ Pendulum's icon
+# ------------------------------------------------------------ icons
 
 def _gymnasium_asset(name: str) -> str:
     import gymnasium.envs.classic_control as cc
@@ -225,19 +224,25 @@ def _area_resize(img: np.ndarray, h: int, w: int, sat: np.ndarray | None = None)
     return np.clip(out + 1e-6, 0, 255).astype(np.uint8)
 
 
-@functools.lru_cache(maxsize=1)
-def pendulum_icon() -> _render.Icon | None:
-    """Gymnasium's clockwise.png at every size a torque in [-2, 2] gives
-    (None, with a warning, if it cannot be read)."""
+@functools.lru_cache(maxsize=None)
+def asset_icon(name: str, max_size: int) -> _render.Icon | None:
+    """Gymnasium's classic-control asset ``name`` (a PNG) area-averaged to
+    every square size 0..max_size, as pygame's ``smoothscale`` gives it, for
+    an env whose frames blit it at a size of its own (its class's
+    ``_render_icon``); None, with a warning, if it cannot be read."""
     try:
-        img = _load_rgba(_gymnasium_asset("clockwise.png"))
+        img = _load_rgba(_gymnasium_asset(name))
     except (OSError, ValueError) as e:  # pragma: no cover - asset ships with gymnasium
-        gym.logger.warn(f"ccgym: Pendulum's torque icon is not drawn ({e})")
+        gym.logger.warn(f"ccgym: the icon {name} is not drawn ({e})")
         return None
-    scale = np.float32(500 / 4.4)  # Gymnasium: screen_dim / (bound * 2)
-    max_size = int(scale * np.float32(2.0) / np.float32(2))
     sat = _summed_area(img)
     return _render.Icon([_area_resize(img, s, s, sat) for s in range(max_size + 1)])
+
+
+def _icon(kind: str) -> _render.Icon | None:
+    """The icon a kind's frames draw (None for most)."""
+    icon = _env_class(kind)._render_icon
+    return icon() if icon is not None else None
 
 
 # ------------------------------------------------------------ batch rendering
@@ -299,8 +304,8 @@ def render_batch(kind: str, source: Any, indices: Any = None, out: np.ndarray | 
         out = np.empty((k, h, w, 3), dtype=np.uint8)
     elif out.shape != (k, h, w, 3):
         raise ValueError(f"out has shape {out.shape}; expected {(k, h, w, 3)}")
-    icon = pendulum_icon() if _env_class(kind)._render_icon else None
-    return _render.render(kind, states, params, idx, out, antialias, icon, num_threads)
+    return _render.render(kind, states, params, idx, out, antialias, _icon(kind),
+                          num_threads)
 
 
 def render_pixels(kind: str, source: Any, indices: Any = None,
@@ -321,8 +326,8 @@ def render_pixels(kind: str, source: Any, indices: Any = None,
         out = np.empty((k, h, w, c), dtype=np.uint8)
     elif out.shape != (k, h, w, c):
         raise ValueError(f"out has shape {out.shape}; expected {(k, h, w, c)}")
-    icon = pendulum_icon() if _env_class(kind)._render_icon else None
-    return _render.render(kind, states, params, idx, out, antialias, icon, num_threads)
+    return _render.render(kind, states, params, idx, out, antialias, _icon(kind),
+                          num_threads)
 
 
 def _env_class(kind: str) -> type:
