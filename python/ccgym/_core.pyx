@@ -355,6 +355,14 @@ def list_values(str kind, str attr, value):
     return tuple(out)
 
 
+def refused_in_place(str what, e):
+    """The error for a value the env follows (a list attribute, a handed-out
+    state, an observation that is the state) changed in place to one ccgym
+    refuses: e's type, saying so; the env is left unchanged."""
+    return type(e)(f"{what} was changed in place to a value ccgym refuses "
+                   f"(the env is unchanged): {e}")
+
+
 def state_dtype(str kind):
     """The numpy structured dtype of one instance's C state struct."""
     return env_info(kind).state_dtype
@@ -1540,8 +1548,7 @@ cdef class Batch:
             values = list_values(self.kind, self._follow_attr, items)
         except (TypeError, ValueError) as e:
             self._watch_items = None
-            raise type(e)(f"{self._follow_attr} was changed in place to a value ccgym refuses "
-                          f"(the env is unchanged): {e}") from None
+            raise refused_in_place(self._follow_attr, e) from None
         self._write_list(values, items)
         return 0
 
@@ -2135,9 +2142,8 @@ cdef class Batch:
         try:
             fields = self._obs_reader(obs)
         except (TypeError, ValueError) as e:
-            raise type(e)(f"the observation step() returned (which is the env's state, as in "
-                          f"Gymnasium) was changed in place to a value ccgym refuses (the env "
-                          f"is unchanged): {e}") from None
+            raise refused_in_place("the observation step() returned (which is the env's "
+                                   "state, as in Gymnasium)", e) from None
         view = self._mem_view(_M_STATE, True).view(env_info(self.kind).state_dtype)
         for name, value in fields.items():
             view[0][name] = value

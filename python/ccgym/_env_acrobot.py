@@ -323,8 +323,7 @@ class AcrobotEnv(_DiscreteEnv, metaclass=_AcrobotType):
             try:
                 torques = _torque_values(self.kind, value)
             except (TypeError, ValueError) as e:
-                raise type(e)(f"AVAIL_TORQUE was changed in place to a value ccgym refuses "
-                              f"(the env is unchanged): {e}") from None
+                raise _core.refused_in_place(_AVAIL, e) from None
             self._write_params(dict(zip(_TORQUE_FIELDS, torques)))
             self._watch(value)  # a tuple is settled now: the plain step again
 

@@ -585,8 +585,7 @@ class _CoreEnv(gym.Env):
             try:
                 self._set_state_value(obj)
             except (TypeError, ValueError) as e:
-                raise type(e)(f"the state array was changed in place to a value ccgym "
-                              f"refuses (the env is unchanged): {e}") from None
+                raise _core.refused_in_place("the state array", e) from None
             self.__dict__["_handed"] = (self._core.state_buffer.tobytes(), obj, now, written)
 
     def _step_count(self) -> int:
