@@ -65,7 +65,29 @@ def _action_tag(action: Any, force: Any) -> int:
     return _MC_ACTION_BY_SIZE.get(dt.itemsize, 0)
 
 
-class MountainCarEnv(_DiscreteEnv):
+class _Hill:
+    """What both mountain cars' classes share: Gymnasium's hill constants,
+    ``goal_velocity``, the reset draw and the frames' state."""
+
+    _draw_initial_state = _draw_mountain_car_state
+
+    @staticmethod
+    def _states_from_observations(st: np.ndarray, obs: np.ndarray, last_u: Any) -> None:
+        st["position"], st["velocity"] = obs[:, 0], obs[:, 1]
+
+    def _constructor_kwargs(self) -> dict[str, Any]:
+        return {"goal_velocity": self.goal_velocity}  # type: ignore[attr-defined]
+
+    def _init_hill(self, goal_position: float, goal_velocity: Any) -> None:
+        """Gymnasium's __init__ assignments of the hill's constants."""
+        self.min_position = -1.2
+        self.max_position = 0.6
+        self.max_speed = 0.07
+        self.goal_position = goal_position
+        self.goal_velocity = goal_velocity
+
+
+class MountainCarEnv(_Hill, _DiscreteEnv):
     """MountainCar-v0: drive an underpowered car up a hill (actions 0, 1, 2).
 
     Matches ``gymnasium.envs.classic_control.MountainCarEnv`` including
@@ -82,23 +104,13 @@ class MountainCarEnv(_DiscreteEnv):
                 "makes every position -inf, and its next step raises ValueError (math "
                 "domain error) in math.cos(3 * position); assign a finite max_position")
 
-    @staticmethod
-    def _states_from_observations(st: np.ndarray, obs: np.ndarray, last_u: Any) -> None:
-        st["position"], st["velocity"] = obs[:, 0], obs[:, 1]
-
-    def _constructor_kwargs(self) -> dict[str, Any]:
-        return {"goal_velocity": self.goal_velocity}
     metadata = {"render_modes": ["human", "rgb_array"], "render_fps": 30}
     _state_dtype = _core.state_dtype(kind)
 
     def __init__(self, render_mode: str | None = None, goal_velocity: float = 0):
         params = _params.params(self.kind, goal_velocity=goal_velocity)
         super().__init__(render_mode=render_mode, **params)
-        self.min_position = -1.2
-        self.max_position = 0.6
-        self.max_speed = 0.07
-        self.goal_position = 0.5
-        self.goal_velocity = goal_velocity
+        self._init_hill(0.5, goal_velocity)
         self.force = params["force"]
         self.gravity = params["gravity"]
         # Gymnasium's arrays of the observation bounds (copies, as its are).
@@ -143,8 +155,6 @@ class MountainCarEnv(_DiscreteEnv):
                 _core.env_info(self.kind).params_dtype)[0]["min_position"]:
             return position, 0
         return position, velocity
-
-    _draw_initial_state = _draw_mountain_car_state
 
     def _set_state_value(self, value: Any) -> None:
         arr, _ = _attributes.state_array(self.kind, value, 2, float32_ok=False)

@@ -14,11 +14,7 @@ from typing import Any
 import numpy as np
 
 from ccgym import _attributes, _core, _params
-from ccgym._env_mountain_car import (
-    MountainCarEnv,
-    _check_position,
-    _draw_mountain_car_state,
-)
+from ccgym._env_mountain_car import _check_position, _Hill
 from ccgym._single_env import (
     _ContinuousEnv,
 )
@@ -26,7 +22,7 @@ from ccgym._single_env import (
 __all__ = ["Continuous_MountainCarEnv"]
 
 
-class Continuous_MountainCarEnv(_ContinuousEnv):  # noqa: N801 (Gymnasium's name)
+class Continuous_MountainCarEnv(_Hill, _ContinuousEnv):  # noqa: N801 (Gymnasium's name)
     """MountainCarContinuous-v0: the mountain car with a force in [-1, 1].
 
     Matches ``gymnasium.envs.classic_control.Continuous_MountainCarEnv``,
@@ -43,10 +39,6 @@ class Continuous_MountainCarEnv(_ContinuousEnv):  # noqa: N801 (Gymnasium's name
     def _ceiling_state(state: np.ndarray) -> np.ndarray:
         return state.astype(np.float32).astype(np.float64)  # the ceiling steps float32
 
-    _states_from_observations = staticmethod(MountainCarEnv._states_from_observations)
-
-    def _constructor_kwargs(self) -> dict[str, Any]:
-        return {"goal_velocity": self.goal_velocity}
     metadata = {"render_modes": ["human", "rgb_array"], "render_fps": 30}
     _state_dtype = _core.state_dtype(kind)
 
@@ -55,11 +47,7 @@ class Continuous_MountainCarEnv(_ContinuousEnv):  # noqa: N801 (Gymnasium's name
         super().__init__(render_mode=render_mode, **params)
         self.min_action = -1.0
         self.max_action = 1.0
-        self.min_position = -1.2
-        self.max_position = 0.6
-        self.max_speed = 0.07
-        self.goal_position = 0.45
-        self.goal_velocity = goal_velocity
+        self._init_hill(0.45, goal_velocity)
         self.power = params["power"]
         # Gymnasium's arrays of the observation bounds (copies, as its are).
         self.low_state = self.observation_space.low.copy()
@@ -103,8 +91,6 @@ class Continuous_MountainCarEnv(_ContinuousEnv):  # noqa: N801 (Gymnasium's name
         f = self._state_fields()
         dtype = np.float32 if f["state_f32"] else np.float64
         return np.array([f["position"], f["velocity"]], dtype=dtype)
-
-    _draw_initial_state = _draw_mountain_car_state
 
     def _set_state_value(self, value: Any) -> None:
         self._write_state(self._state_fields_of(value))
