@@ -19,6 +19,7 @@ import time
 from typing import Any
 
 from ccgym import _argtypes
+from ccgym.zoo import zoo_id  # (ccgym.train.zoo_id, as before)
 
 ALGOS = ("ppo", "a2c", "dqn", "sac", "td3")
 DISCRETE_ONLY = {"dqn"}
@@ -70,28 +71,6 @@ def zoo_table(algo: str) -> dict[str, dict[str, Any]]:
         raise ModuleNotFoundError(f"{NO_ZOO} ({e})") from None
     with open(path) as f:
         return yaml.safe_load(f)
-
-
-def zoo_id(env_id: str) -> str:
-    """The id whose Zoo entry ``env_id`` takes when the Zoo has none of its
-    own: an id Gymnasium registers is itself; one Gymnasium lacks (an env
-    ``tools/new_env.py`` scaffolded) is the Gymnasium id whose entry-point
-    class is the one its C def mirrors (the def's ``gym_class``), at the same
-    version (``PendulumCopy-v1`` -> ``Pendulum-v1``); itself if there is no
-    single such id."""
-    import gymnasium as gym
-
-    from ccgym import _core, _frontend
-
-    if env_id in gym.registry:
-        return env_id
-    gym_class = _core.env_info(_frontend.env_kind(env_id)).gym_class
-    version = env_id.rpartition("-")[2]
-    found = [gid for gid, spec in gym.registry.items()
-             if "/" not in gid and isinstance(spec.entry_point, str)
-             and spec.entry_point.rpartition(":")[2] == gym_class
-             and gid.rpartition("-")[2] == version]
-    return found[0] if len(found) == 1 else env_id
 
 
 def default_hyperparams(env_id: str, algo: str) -> dict[str, Any]:
@@ -261,8 +240,8 @@ def run(args: argparse.Namespace) -> int:
             f"pip install 'ccgym[sb3]' ({e})"
         ) from None
 
-    from ccgym.sb3 import make_vec_env
     from ccgym._frontend import resolve_env_id
+    from ccgym.sb3 import make_vec_env
 
     env_id = resolve_env_id(args.env_id)
     algo = args.algo

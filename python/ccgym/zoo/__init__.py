@@ -38,7 +38,29 @@ from typing import Any
 import ccgym
 from ccgym._registration import gym_id
 
-__all__ = ["ExperimentManager", "main", "zoo_hyperparams", "zoo_hyperparams_file"]
+__all__ = ["ExperimentManager", "main", "zoo_hyperparams", "zoo_hyperparams_file", "zoo_id"]
+
+
+def zoo_id(env_id: str) -> str:
+    """The id whose Zoo entry ``env_id`` takes when the Zoo has none of its
+    own: an id Gymnasium registers is itself; one Gymnasium lacks (an env
+    ``tools/new_env.py`` scaffolded) is the Gymnasium id whose entry-point
+    class is the one its C def mirrors (the def's ``gym_class``), at the same
+    version (``PendulumCopy-v1`` -> ``Pendulum-v1``); itself if there is no
+    single such id."""
+    import gymnasium as gym
+
+    from ccgym import _core, _frontend
+
+    if env_id in gym.registry:
+        return env_id
+    gym_class = _core.env_info(_frontend.env_kind(env_id)).gym_class
+    version = env_id.rpartition("-")[2]
+    found = [gid for gid, spec in gym.registry.items()
+             if "/" not in gid and isinstance(spec.entry_point, str)
+             and spec.entry_point.rpartition(":")[2] == gym_class
+             and gid.rpartition("-")[2] == version]
+    return found[0] if len(found) == 1 else env_id
 
 
 def zoo_package_dir() -> str:
@@ -66,12 +88,10 @@ def zoo_hyperparams(algo: str) -> dict[str, Any]:
     """The Zoo's hyperparameter table for ``algo`` with ``ccgym/<Id>`` keys
     added: each a copy of the Zoo's entry for ``<Id>``, or, for an id the Zoo
     and Gymnasium do not know (one ``tools/new_env.py`` scaffolded), for the
-    Gymnasium id its def mirrors (:func:`ccgym.train.zoo_id`, as
+    Gymnasium id its def mirrors (:func:`zoo_id`, as
     ``ccgym train`` does). Ids the Zoo does not tune, such as CartPole-v0, get
     its ``default`` entry, as stock ids do."""
     import yaml
-
-    from ccgym.train import zoo_id
 
     with open(zoo_hyperparams_file(algo)) as f:
         table = yaml.safe_load(f)
