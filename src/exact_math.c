@@ -755,14 +755,22 @@ int ccgym_exact_math_init(void)
     return xm_path;
 }
 
-void ccgym_exact_math_refuse(const char *reason)
+/* A refusal's reason, kept in the caller's own buffer (the caller's string
+ * may not outlive the call), cut to fit. */
+#define XM_REASON_SIZE 256
+static void xm_keep_reason(char buf[XM_REASON_SIZE], const char *reason)
 {
-    static char buf[256];
     size_t n = strlen(reason);
-    if (n >= sizeof buf)
-        n = sizeof buf - 1;
+    if (n >= XM_REASON_SIZE)
+        n = XM_REASON_SIZE - 1;
     memcpy(buf, reason, n);
     buf[n] = 0;
+}
+
+void ccgym_exact_math_refuse(const char *reason)
+{
+    static char buf[XM_REASON_SIZE];
+    xm_keep_reason(buf, reason);
     if (xm_path < 0)
         xm_decide();
     xm_path = CCGYM_XM_PATH_LIBM;
@@ -1079,12 +1087,8 @@ static void xm_pow2_decide(void)
 
 void ccgym_pow2_refuse(const char *reason)
 {
-    static char buf[256];
-    size_t n = strlen(reason);
-    if (n >= sizeof buf)
-        n = sizeof buf - 1;
-    memcpy(buf, reason, n);
-    buf[n] = 0;
+    static char buf[XM_REASON_SIZE];
+    xm_keep_reason(buf, reason);
     (void)ccgym_exact_math_init();
     xm_pow2_ok = xm_pow2f_ok = 0;
     ccgym_pow2_fast = ccgym_pow2f_fast = 0;

@@ -236,6 +236,18 @@ CCGYM_ALWAYS_INLINE double ccgym_npy_remainder_bk(const int lanes, double a, dou
     return copysign(fabs(other ? wrapped : mod), b);
 }
 
+/* v with its sign and mantissa bits cleared: 2^floor(log2 |v|) for a
+ * normal v (what the pow2 rules below scale their error bound by) */
+CCGYM_ALWAYS_INLINE double ccgym_exponent_only(double v)
+{
+    uint64_t u;
+    memcpy(&u, &v, sizeof u);
+    u &= UINT64_C(0x7ff0000000000000);
+    double e;
+    memcpy(&e, &u, sizeof e);
+    return e;
+}
+
 CCGYM_ALWAYS_INLINE double ccgym_pow2_bk(const int lanes, double x, double *slow)
 {
     if (!lanes)
@@ -248,11 +260,7 @@ CCGYM_ALWAYS_INLINE double ccgym_pow2_bk(const int lanes, double x, double *slow
     const double split = 134217729.0; /* 2^27 + 1 */
     const double c = split * x, xh = c - (c - x), xl = x - xh;
     const double lo = ((xh * xh - hi) + 2.0 * xh * xl) + xl * xl;
-    uint64_t u;
-    memcpy(&u, &hi, sizeof u);
-    const uint64_t eb = u & UINT64_C(0x7ff0000000000000);
-    double e;
-    memcpy(&e, &eb, sizeof e);
+    const double e = ccgym_exponent_only(hi);
     /* (hi == e: hi a power of two, its mantissa bits zero) */
     *slow += hi >= 0x1p-900 ? 0.0 : 1.0;
     *slow += hi <= 0x1p900 ? 0.0 : 1.0;
@@ -272,11 +280,7 @@ CCGYM_ALWAYS_INLINE float ccgym_pow2f_bk(const int lanes, float x, double *slow)
     const double d = (double)x * (double)x;
     const float q = (float)d;
     const double dq = (double)q;
-    uint64_t u;
-    memcpy(&u, &dq, sizeof u);
-    const uint64_t eb = u & UINT64_C(0x7ff0000000000000);
-    double e;
-    memcpy(&e, &eb, sizeof e);
+    const double e = ccgym_exponent_only(dq);
     *slow += dq >= 0x1p-126 ? 0.0 : 1.0;
     *slow += dq <= 0x1p127 ? 0.0 : 1.0;
     *slow += dq == e ? (d != dq ? 1.0 : 0.0) : 0.0;
