@@ -2,6 +2,7 @@
 #include <math.h>
 
 #include "ccgym/acrobot.h"
+#include "ccgym/draw.h"
 #include "ccgym/driver.h"
 #include "ccgym/npmath.h"
 #include "npy_sincosf.h"
@@ -211,6 +212,31 @@ static const float ccgym_acrobot_obs_low[6] = {-1.0f, -1.0f, -1.0f, -1.0f, -(flo
 static const float ccgym_acrobot_obs_high[6] = {1.0f, 1.0f, 1.0f, 1.0f, (float)(4 * M_PI),
                                                 (float)(9 * M_PI)};
 
+/* Gymnasium's AcrobotEnv.render(): the ground line, then each link (rotated
+ * by its angle) and its joint disc. */
+static void ccgym_acrobot_paint(const ccgym_draw *d, const void *state, const void *params)
+{
+    const double *s = ((const ccgym_acrobot_state *)state)->s;
+    const ccgym_acrobot_params *p = (const ccgym_acrobot_params *)params;
+    const ccgym_rgb black = {0, 0, 0}, link = {0, 204, 204}, joint = {204, 204, 0};
+    const double bound = p->link_length_1 + p->link_length_2 + 0.2;
+    const double scale = d->width / (bound * 2);
+    const double offset = d->width / 2.0;
+    const double p1x = -p->link_length_1 * cos(s[0]) * scale;
+    const double p1y = p->link_length_1 * sin(s[0]) * scale;
+    /* xys = [[0, 0], p1][:, ::-1] */
+    const double xs[2] = {0, p1y}, ys[2] = {0, p1x};
+    const double thetas[2] = {s[0] - M_PI / 2, s[0] + s[1] - M_PI / 2};
+    const double lens[2] = {p->link_length_1 * scale, p->link_length_2 * scale};
+    /* pygame.draw.line between points of the same y */
+    d->hline_f(d->canvas, -2.2 * scale + offset, 2.2 * scale + offset, 1 * scale + offset, black);
+    for (int k = 0; k < 2; k++) {
+        double x = xs[k] + offset, y = ys[k] + offset;
+        ccgym_draw_rect(d, 0, lens[k], 0.1 * scale, -0.1 * scale, thetas[k], x, y, link);
+        d->circle(d->canvas, x, y, 0.1 * scale, joint);
+    }
+}
+
 /* The step in SIMD lanes, exact and fast (src/acrobot_lanes.c, the same step
  * body over two backends), per ISA. */
 CCGYM_LANES_BLOCK(ccgym_acrobot)
@@ -219,7 +245,7 @@ CCGYM_FAST_KERNEL(ccgym_acrobot)
 CCGYM_DEFINE_ENV(ccgym_acrobot, ccgym_acrobot_state, ccgym_acrobot_params, int64_t, 0, 3, 6,
                  -0.1, 0.1, .name = "Acrobot",
                  .reset_option_a = "low", .reset_option_b = "high", .canvas_width = 500,
-                 .canvas_height = 500, .gym_class = "AcrobotEnv", .scene = "acrobot",
+                 .canvas_height = 500, .gym_class = "AcrobotEnv", .paint = ccgym_acrobot_paint,
                  .obs_low = ccgym_acrobot_obs_low, .obs_high = ccgym_acrobot_obs_high,
                  .exact_lanes_block = CCGYM_LANES_BLOCK_OF(ccgym_acrobot),
                  .fast_block = CCGYM_FAST_KERNEL_OF(ccgym_acrobot))

@@ -1,6 +1,7 @@
 #include <math.h>
 
 #include "ccgym/cartpole.h"
+#include "ccgym/draw.h"
 #include "ccgym/driver.h"
 
 /* Gymnasium's CartPoleEnv: the state and parameter layouts, the parameters'
@@ -119,6 +120,31 @@ static int ccgym_cartpole_step_warns(const void *s, int terminated)
     return terminated && ((const ccgym_cartpole_state *)s)->steps_beyond_terminated == 1;
 }
 
+/* Gymnasium's CartPoleEnv.render(): the cart, the pole (rotated by -theta),
+ * the axle and the track line, as its pygame calls place them. */
+static void ccgym_cartpole_paint(const ccgym_draw *d, const void *state, const void *params)
+{
+    const ccgym_cartpole_state *s = (const ccgym_cartpole_state *)state;
+    const ccgym_cartpole_params *p = (const ccgym_cartpole_params *)params;
+    const ccgym_rgb black = {0, 0, 0}, pole = {202, 152, 101}, axle = {129, 132, 203};
+    const double world_width = p->x_threshold * 2;
+    const double scale = d->width / world_width;
+    const double polewidth = 10.0, polelen = scale * (2 * p->length);
+    const double cartwidth = 50.0, cartheight = 30.0;
+    const double axleoffset = cartheight / 4.0;
+    const double cartx = s->x * scale + d->width / 2.0;
+    const double carty = 100;
+    const double cart_x[4] = {cartx - cartwidth / 2, cartx - cartwidth / 2,
+                              cartx + cartwidth / 2, cartx + cartwidth / 2};
+    const double cart_y[4] = {carty - cartheight / 2, carty + cartheight / 2,
+                              carty + cartheight / 2, carty - cartheight / 2};
+    d->polygon(d->canvas, cart_x, cart_y, 4, black);
+    ccgym_draw_rect(d, -polewidth / 2, polewidth / 2, polelen - polewidth / 2, -polewidth / 2,
+                    -s->theta, cartx, carty + axleoffset, pole);
+    d->circle(d->canvas, cartx, carty + axleoffset, polewidth / 2, axle);
+    d->hline(d->canvas, 0, d->width, (int)carty, black);
+}
+
 /* The step in SIMD lanes, exact and fast (src/cartpole_lanes.c, the same step
  * body over two backends), per ISA. */
 CCGYM_LANES_BLOCK(ccgym_cartpole)
@@ -127,7 +153,7 @@ CCGYM_FAST_KERNEL(ccgym_cartpole)
 CCGYM_DEFINE_ENV(ccgym_cartpole, ccgym_cartpole_state, ccgym_cartpole_params, int64_t, 0, 2, 4,
                  -0.05, 0.05, .name = "CartPole",
                  .reset_option_a = "low", .reset_option_b = "high", .canvas_width = 600,
-                 .canvas_height = 400, .gym_class = "CartPoleEnv", .scene = "cartpole",
+                 .canvas_height = 400, .gym_class = "CartPoleEnv", .paint = ccgym_cartpole_paint,
                  .action_rules = CCGYM_RULE_ASSERTS_CONTAINS,
                  .obs_low = ccgym_cartpole_obs_low, .obs_high = ccgym_cartpole_obs_high,
                  .exact_lanes_block = CCGYM_LANES_BLOCK_OF(ccgym_cartpole),

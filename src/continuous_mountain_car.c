@@ -2,6 +2,7 @@
 
 #include "ccgym/continuous_mountain_car.h"
 #include "ccgym/driver.h"
+#include "ccgym/mountain_car.h"
 #include "ccgym/npmath.h"
 #include "ccgym/nptype.h"
 
@@ -174,10 +175,20 @@ static const float ccgym_continuous_mountain_car_obs_high[2] = {(float)0.6, (flo
 static const float ccgym_continuous_mountain_car_action_low[1] = {-1.0f};
 static const float ccgym_continuous_mountain_car_action_high[1] = {1.0f};
 
+/* Gymnasium's Continuous_MountainCarEnv.render(): MountainCar's drawing. */
+static void ccgym_continuous_mountain_car_paint(const ccgym_draw *d, const void *state,
+                                                const void *params)
+{
+    const ccgym_continuous_mountain_car_params *p =
+        (const ccgym_continuous_mountain_car_params *)params;
+    ccgym_mountain_car_draw(d, ((const ccgym_continuous_mountain_car_state *)state)->position,
+                            p->min_position, p->max_position, p->goal_position);
+}
+
 CCGYM_DEFINE_ENV(ccgym_continuous_mountain_car, ccgym_continuous_mountain_car_state,
                  ccgym_continuous_mountain_car_params, float, 1, 0, 2, -0.6, -0.4, .name = "MountainCarContinuous",
                  .reset_option_a = "low", .reset_option_b = "high", .canvas_width = 600,
-                 .canvas_height = 400, .gym_class = "Continuous_MountainCarEnv", .scene = "continuous_mountain_car",
+                 .canvas_height = 400, .gym_class = "Continuous_MountainCarEnv", .paint = ccgym_continuous_mountain_car_paint,
                  .action_rules = CCGYM_RULE_SQUARE_OVERFLOWS | CCGYM_RULE_LIST_DEFERS,
                  .typed_step_range = ccgym_continuous_mountain_car_typed_step_range,
                  .obs_low = ccgym_continuous_mountain_car_obs_low,

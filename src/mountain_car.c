@@ -1,5 +1,6 @@
 #include <math.h>
 
+#include "ccgym/draw.h"
 #include "ccgym/driver.h"
 #include "ccgym/mountain_car.h"
 #include "ccgym/npmath.h"
@@ -149,10 +150,65 @@ static const float ccgym_mountain_car_obs_high[2] = {(float)0.6, (float)0.07};
  * for one to gain beyond the lanes.) */
 CCGYM_LANES_BLOCK(ccgym_mountain_car)
 
+static double hill_height(double xs)
+{
+    return sin(3 * xs) * .45 + .55;
+}
+
+/* Gymnasium's MountainCarEnv.render() (and Continuous_MountainCarEnv's,
+ * the same drawing): the hill as 100 aalines points, the car rotated by
+ * cos(3 * position) with its two wheels, and the flag at goal_position. */
+void ccgym_mountain_car_draw(const ccgym_draw *d, double pos, double min_position,
+                             double max_position, double goal_position)
+{
+    const ccgym_rgb black = {0, 0, 0}, wheel = {128, 128, 128}, flag = {204, 204, 0};
+    const double world_width = max_position - min_position;
+    const double scale = d->width / world_width;
+    const double carwidth = 40, carheight = 20, clearance = 10;
+
+    /* np.linspace(min_position, max_position, 100): start + i * step, exact stop */
+    enum { NPTS = 100 };
+    const double step = (max_position - min_position) / (NPTS - 1);
+    double hx[NPTS], hy[NPTS];
+    for (int i = 0; i < NPTS; i++) {
+        double xs = i == NPTS - 1 ? max_position : min_position + i * step;
+        hx[i] = (xs - min_position) * scale;
+        hy[i] = hill_height(xs) * scale;
+    }
+    d->aalines(d->canvas, hx, hy, NPTS, black);
+
+    const double angle = cos(3 * pos);
+    const double base_x = (pos - min_position) * scale;
+    const double base_y = clearance + hill_height(pos) * scale;
+    ccgym_draw_rect(d, -carwidth / 2, carwidth / 2, carheight, 0, angle, base_x, base_y, black);
+
+    const double wheel_x[2] = {carwidth / 4, -carwidth / 4};
+    for (int k = 0; k < 2; k++) {
+        double wx, wy;
+        ccgym_draw_rotate(wheel_x[k], 0, angle, &wx, &wy);
+        d->circle(d->canvas, wx + base_x, wy + base_y, carheight / 2.5, wheel);
+    }
+
+    /* Gymnasium takes int() of these, then adds in Python ints */
+    const double flagx = trunc((goal_position - min_position) * scale);
+    const double flagy1 = trunc(hill_height(goal_position) * scale);
+    const double flagy2 = flagy1 + 50;
+    d->vline_f(d->canvas, flagx, flagy1, flagy2, black);
+    const double fx[3] = {flagx, flagx, flagx + 25}, fy[3] = {flagy2, flagy2 - 10, flagy2 - 5};
+    d->polygon(d->canvas, fx, fy, 3, flag);
+}
+
+static void ccgym_mountain_car_paint(const ccgym_draw *d, const void *state, const void *params)
+{
+    const ccgym_mountain_car_params *p = (const ccgym_mountain_car_params *)params;
+    ccgym_mountain_car_draw(d, ((const ccgym_mountain_car_state *)state)->position,
+                            p->min_position, p->max_position, p->goal_position);
+}
+
 CCGYM_DEFINE_ENV(ccgym_mountain_car, ccgym_mountain_car_state, ccgym_mountain_car_params, int64_t,
                  0, 3, 2, -0.6, -0.4, .name = "MountainCar",
                  .reset_option_a = "low", .reset_option_b = "high", .canvas_width = 600,
-                 .canvas_height = 400, .gym_class = "MountainCarEnv", .scene = "mountain_car",
+                 .canvas_height = 400, .gym_class = "MountainCarEnv", .paint = ccgym_mountain_car_paint,
                  .action_rules = CCGYM_RULE_ASSERTS_CONTAINS | CCGYM_RULE_UNSIGNED_ZERO_WRAPS,
                  .obs_low = ccgym_mountain_car_obs_low, .obs_high = ccgym_mountain_car_obs_high,
                  .exact_lanes_block = CCGYM_LANES_BLOCK_OF(ccgym_mountain_car))

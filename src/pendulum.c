@@ -1,5 +1,7 @@
+#include <float.h>
 #include <math.h>
 
+#include "ccgym/draw.h"
 #include "ccgym/driver.h"
 #include "ccgym/exactmath.h"
 #include "ccgym/npmath.h"
@@ -182,10 +184,40 @@ static const float ccgym_pendulum_obs_high[3] = {1.0f, 1.0f, 8.0f};
 static const float ccgym_pendulum_action_low[1] = {-2.0f};
 static const float ccgym_pendulum_action_high[1] = {2.0f};
 
+/* Gymnasium's PendulumEnv.render(): the rod and its two end discs, the
+ * torque icon (the render call's, at the size last_u asks for) and the
+ * axle. */
+static void ccgym_pendulum_paint(const ccgym_draw *d, const void *state, const void *params)
+{
+    (void)params;
+    const ccgym_pendulum_state *s = (const ccgym_pendulum_state *)state;
+    const ccgym_rgb black = {0, 0, 0}, red = {204, 77, 77};
+    const double bound = 2.2;
+    const double scale = d->width / (bound * 2);
+    const int offset = d->width / 2;
+    const double rod_length = 1 * scale, rod_width = 0.2 * scale;
+    const double angle = s->th + M_PI / 2;
+    ccgym_draw_rect(d, 0, rod_length, rod_width / 2, -rod_width / 2, angle, offset, offset, red);
+    d->circle(d->canvas, offset, offset, rod_width / 2, red);
+    double ex, ey;
+    ccgym_draw_rotate(rod_length, 0, angle, &ex, &ey);
+    d->circle(d->canvas, ex + offset, ey + offset, rod_width / 2, red);
+
+    /* last_u is a float32 in Gymnasium, so numpy 2 computes the size in float32 */
+    if (!isnan(s->last_u)) {
+        /* a double beyond float's range would convert undefined: it saturates */
+        const double u = fabs(s->last_u);
+        float size_f = u <= FLT_MAX ? (float)scale * (float)u / 2.0f : INFINITY;
+        int size = size_f < 100000.0f ? (int)size_f : 100000;
+        d->icon(d->canvas, size, s->last_u > 0, offset - size / 2, offset - size / 2);
+    }
+    d->circle(d->canvas, offset, offset, 0.05 * scale, black);
+}
+
 CCGYM_DEFINE_ENV(ccgym_pendulum, ccgym_pendulum_state, ccgym_pendulum_params, float, 1, 0, 3,
                  M_PI, 1.0, .name = "Pendulum",
                  .reset_symmetric = 1, .reset_option_a = "x_init", .reset_option_b = "y_init",
-                 .canvas_width = 500, .canvas_height = 500, .gym_class = "PendulumEnv", .scene = "pendulum",
+                 .canvas_width = 500, .canvas_height = 500, .gym_class = "PendulumEnv", .paint = ccgym_pendulum_paint,
                  .reward_type = CCGYM_REWARD_NUMPY,
                  .typed_step_range = ccgym_pendulum_typed_step_range,
                  .obs_low = ccgym_pendulum_obs_low, .obs_high = ccgym_pendulum_obs_high,

@@ -26,29 +26,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ccgym/acrobot.h"
-#include "ccgym/cartpole.h"
-#include "ccgym/continuous_mountain_car.h"
-#include "ccgym/driver.h"
-#include "ccgym/mountain_car.h"
-#include "ccgym/pendulum.h"
+#include "ccgym/draw.h"
+#include "ccgym/driver.h" /* ccgym_parallel_for */
 #include "ccgym/render.h"
-
-#ifndef M_PI
-#define M_PI 3.14159265358979323846
-#endif
 
 typedef struct rgb {
     uint8_t r, g, b;
 } rgb;
-
-static const rgb BLACK = {0, 0, 0};
 
 typedef struct canvas {
     uint8_t *pix; /* h rows of w RGB pixels, stored bottom row first (the flip) */
     int w, h;
     int aa;
     uint8_t *dirty; /* NULL, or per stored row: 1 once anything is drawn in it */
+    const ccgym_render_icon *icon; /* the render call's icon, or NULL */
 } canvas;
 
 /* ------------------------------------------------------------ pixels */
@@ -623,126 +614,7 @@ static void circle(const canvas *c, double x, double y, double r, rgb col)
     fill_disc(c, x, y, r, col);
 }
 
-/* pygame.math.Vector2((x, y)).rotate_rad(angle). */
-static void rotate(double x, double y, double angle, double *ox, double *oy)
-{
-    const double eps = 1e-6, two_pi = 2.0 * M_PI, half_pi = M_PI / 2.0;
-    angle = fmod(angle, two_pi);
-    if (angle < 0)
-        angle += two_pi;
-    if (fmod(angle + eps, half_pi) < 2 * eps) {
-        switch ((int)((angle + eps) / half_pi)) {
-        case 1:
-            *ox = -y;
-            *oy = x;
-            return;
-        case 2:
-            *ox = -x;
-            *oy = -y;
-            return;
-        case 3:
-            *ox = y;
-            *oy = -x;
-            return;
-        default:
-            *ox = x;
-            *oy = y;
-            return;
-        }
-    }
-    double s = sin(angle), co = cos(angle);
-    *ox = co * x - s * y;
-    *oy = s * x + co * y;
-}
-
-/* Rectangle corners (l, b), (l, t), (r, t), (r, b) rotated by angle, then shifted. */
-static void rect_polygon(const canvas *c, double l, double r, double t, double b, double angle,
-                         double shift_x, double shift_y, rgb col)
-{
-    const double cx[4] = {l, l, r, r}, cy[4] = {b, t, t, b};
-    double px[4], py[4];
-    for (int i = 0; i < 4; i++) {
-        rotate(cx[i], cy[i], angle, &px[i], &py[i]);
-        px[i] += shift_x;
-        py[i] += shift_y;
-    }
-    polygon(c, px, py, 4, col);
-}
-
-/* ------------------------------------------------------------ scenes */
-
-static void draw_cartpole(const canvas *c, const ccgym_cartpole_state *s,
-                          const ccgym_cartpole_params *p)
-{
-    const double world_width = p->x_threshold * 2;
-    const double scale = c->w / world_width;
-    const double polewidth = 10.0, polelen = scale * (2 * p->length);
-    const double cartwidth = 50.0, cartheight = 30.0;
-    const double axleoffset = cartheight / 4.0;
-    const double cartx = s->x * scale + c->w / 2.0;
-    const double carty = 100;
-    const double cart_x[4] = {cartx - cartwidth / 2, cartx - cartwidth / 2,
-                              cartx + cartwidth / 2, cartx + cartwidth / 2};
-    const double cart_y[4] = {carty - cartheight / 2, carty + cartheight / 2,
-                              carty + cartheight / 2, carty - cartheight / 2};
-    polygon(c, cart_x, cart_y, 4, BLACK);
-    const rgb pole = {202, 152, 101};
-    rect_polygon(c, -polewidth / 2, polewidth / 2, polelen - polewidth / 2, -polewidth / 2,
-                 -s->theta, cartx, carty + axleoffset, pole);
-    const rgb axle = {129, 132, 203};
-    circle(c, cartx, carty + axleoffset, polewidth / 2, axle);
-    hline(c, 0, c->w, (int)carty, BLACK);
-}
-
-static double mc_height(double xs)
-{
-    return sin(3 * xs) * .45 + .55;
-}
-
-static void draw_mountain_car(const canvas *c, double pos, double min_position,
-                              double max_position, double goal_position)
-{
-    const double world_width = max_position - min_position;
-    const double scale = c->w / world_width;
-    const double carwidth = 40, carheight = 20, clearance = 10;
-
-    /* np.linspace(min_position, max_position, 100): start + i * step, exact stop */
-    const int npts = 100;
-    const double step = (max_position - min_position) / (npts - 1);
-    double px = 0, py = 0;
-    for (int i = 0; i < npts; i++) {
-        double xs = i == npts - 1 ? max_position : min_position + i * step;
-        double x = (xs - min_position) * scale, y = mc_height(xs) * scale;
-        if (i > 0)
-            aaline_f(c, px, py, x, y, BLACK, i == npts - 1);
-        px = x;
-        py = y;
-    }
-
-    const double angle = cos(3 * pos);
-    const double base_x = (pos - min_position) * scale;
-    const double base_y = clearance + mc_height(pos) * scale;
-    rect_polygon(c, -carwidth / 2, carwidth / 2, carheight, 0, angle, base_x, base_y, BLACK);
-
-    const rgb wheel = {128, 128, 128};
-    const double wheel_x[2] = {carwidth / 4, -carwidth / 4};
-    for (int k = 0; k < 2; k++) {
-        double wx, wy;
-        rotate(wheel_x[k], 0, angle, &wx, &wy);
-        circle(c, wx + base_x, wy + base_y, carheight / 2.5, wheel);
-    }
-
-    /* Gymnasium takes int() of these, then adds in Python ints */
-    const double flagx = trunc((goal_position - min_position) * scale);
-    const double flagy1 = trunc(mc_height(goal_position) * scale);
-    const double flagy2 = flagy1 + 50;
-    vline_f(c, flagx, flagy1, flagy2, BLACK);
-    const rgb flag = {204, 204, 0};
-    const double fx[3] = {flagx, flagx, flagx + 25}, fy[3] = {flagy2, flagy2 - 10, flagy2 - 5};
-    polygon(c, fx, fy, 3, flag);
-}
-
-/* The torque icon, s x s, flipped as Gymnasium flips it, alpha-blitted. */
+/* The icon at size s x s, mirrored if flip_x, alpha-blitted (top-left at left, top). */
 static void blit_icon(const canvas *c, const ccgym_render_icon *icon, int size, int flip_x,
                       int left, int top)
 {
@@ -764,126 +636,11 @@ static void blit_icon(const canvas *c, const ccgym_render_icon *icon, int size, 
     }
 }
 
-static void draw_pendulum(const canvas *c, const ccgym_pendulum_state *s,
-                          const ccgym_render_icon *icon)
-{
-    const double bound = 2.2;
-    const double scale = c->w / (bound * 2);
-    const int offset = c->w / 2;
-    const double rod_length = 1 * scale, rod_width = 0.2 * scale;
-    const rgb red = {204, 77, 77};
-    const double angle = s->th + M_PI / 2;
-    rect_polygon(c, 0, rod_length, rod_width / 2, -rod_width / 2, angle, offset, offset, red);
-    circle(c, offset, offset, rod_width / 2, red);
-    double ex, ey;
-    rotate(rod_length, 0, angle, &ex, &ey);
-    circle(c, ex + offset, ey + offset, rod_width / 2, red);
-
-    /* last_u is a float32 in Gymnasium, so numpy 2 computes the size in float32 */
-    if (icon != NULL && !isnan(s->last_u)) {
-        /* a double beyond float's range would convert undefined: it saturates */
-        const double u = fabs(s->last_u);
-        float size_f = u <= FLT_MAX ? (float)scale * (float)u / 2.0f : INFINITY;
-        int size = size_f < 100000.0f ? (int)size_f : 100000;
-        blit_icon(c, icon, size, s->last_u > 0, offset - size / 2, offset - size / 2);
-    }
-    circle(c, offset, offset, 0.05 * scale, BLACK);
-}
-
-static void draw_acrobot(const canvas *c, const ccgym_acrobot_state *st,
-                         const ccgym_acrobot_params *p)
-{
-    const double *s = st->s;
-    const double bound = p->link_length_1 + p->link_length_2 + 0.2;
-    const double scale = c->w / (bound * 2);
-    const double offset = c->w / 2.0;
-    const double p1x = -p->link_length_1 * cos(s[0]) * scale;
-    const double p1y = p->link_length_1 * sin(s[0]) * scale;
-    /* xys = [[0, 0], p1][:, ::-1] */
-    const double xs[2] = {0, p1y}, ys[2] = {0, p1x};
-    const double thetas[2] = {s[0] - M_PI / 2, s[0] + s[1] - M_PI / 2};
-    const double lens[2] = {p->link_length_1 * scale, p->link_length_2 * scale};
-    /* pygame.draw.line between points of the same y */
-    hline_f(c, -2.2 * scale + offset, 2.2 * scale + offset, 1 * scale + offset, BLACK);
-    const rgb link = {0, 204, 204}, joint = {204, 204, 0};
-    for (int k = 0; k < 2; k++) {
-        double x = xs[k] + offset, y = ys[k] + offset;
-        rect_polygon(c, 0, lens[k], 0.1 * scale, -0.1 * scale, thetas[k], x, y, link);
-        circle(c, x, y, 0.1 * scale, joint);
-    }
-}
-
 /* ------------------------------------------------------------ driver */
-
-/* Each env's scene: its state and params structs to draw_<env>'s arguments. */
-typedef void (*scene_fn)(const canvas *c, const void *st, const void *params,
-                         const ccgym_render_icon *icon);
-
-static void scene_cartpole(const canvas *c, const void *st, const void *params,
-                           const ccgym_render_icon *icon)
-{
-    (void)icon;
-    draw_cartpole(c, (const ccgym_cartpole_state *)st, (const ccgym_cartpole_params *)params);
-}
-
-static void scene_mountain_car(const canvas *c, const void *st, const void *params,
-                               const ccgym_render_icon *icon)
-{
-    (void)icon;
-    const ccgym_mountain_car_params *p = (const ccgym_mountain_car_params *)params;
-    draw_mountain_car(c, ((const ccgym_mountain_car_state *)st)->position, p->min_position,
-                      p->max_position, p->goal_position);
-}
-
-static void scene_continuous_mountain_car(const canvas *c, const void *st, const void *params,
-                                          const ccgym_render_icon *icon)
-{
-    (void)icon;
-    const ccgym_continuous_mountain_car_params *p =
-        (const ccgym_continuous_mountain_car_params *)params;
-    draw_mountain_car(c, ((const ccgym_continuous_mountain_car_state *)st)->position,
-                      p->min_position, p->max_position, p->goal_position);
-}
-
-static void scene_pendulum(const canvas *c, const void *st, const void *params,
-                           const ccgym_render_icon *icon)
-{
-    (void)params;
-    draw_pendulum(c, (const ccgym_pendulum_state *)st, icon);
-}
-
-static void scene_acrobot(const canvas *c, const void *st, const void *params,
-                          const ccgym_render_icon *icon)
-{
-    (void)icon;
-    draw_acrobot(c, (const ccgym_acrobot_state *)st, (const ccgym_acrobot_params *)params);
-}
-
-/* The scenes, by the name an env def gives as its .scene (ccgym/env.h): an
- * env whose state and params structs are a scene's draws as that scene. */
-static const struct {
-    const char *name;
-    scene_fn draw;
-} scenes[] = {
-    {"cartpole", scene_cartpole},
-    {"mountain_car", scene_mountain_car},
-    {"continuous_mountain_car", scene_continuous_mountain_car},
-    {"pendulum", scene_pendulum},
-    {"acrobot", scene_acrobot},
-};
-
-static scene_fn def_scene(const ccgym_env_def *def)
-{
-    for (size_t k = 0; def && def->scene && k < sizeof scenes / sizeof scenes[0]; k++)
-        if (strcmp(scenes[k].name, def->scene) == 0)
-            return scenes[k].draw;
-    return NULL;
-}
 
 int ccgym_render_canvas_size(const ccgym_env_def *def, int *width, int *height)
 {
-    if (def == NULL || (def_scene(def) == NULL && (def->scene != NULL || def->paint == NULL))
-        || def->canvas_width < 1 || def->canvas_height < 1)
+    if (def == NULL || def->paint == NULL || def->canvas_width < 1 || def->canvas_height < 1)
         return -1;
     *width = def->canvas_width;
     *height = def->canvas_height;
@@ -918,6 +675,30 @@ static void api_hline(void *c, int x1, int x2, int y, ccgym_rgb col)
     hline((const canvas *)c, x1, x2, y, to_rgb(col));
 }
 
+static void api_hline_f(void *c, double x1, double x2, double y, ccgym_rgb col)
+{
+    hline_f((const canvas *)c, x1, x2, y, to_rgb(col));
+}
+
+static void api_vline_f(void *c, double x, double y1, double y2, ccgym_rgb col)
+{
+    vline_f((const canvas *)c, x, y1, y2, to_rgb(col));
+}
+
+/* pygame's aalines: each segment half-open at its end but the last. */
+static void api_aalines(void *c, const double *x, const double *y, int n, ccgym_rgb col)
+{
+    for (int i = 1; i < n; i++)
+        aaline_f((const canvas *)c, x[i - 1], y[i - 1], x[i], y[i], to_rgb(col), i == n - 1);
+}
+
+static void api_icon(void *c, int size, int flip_x, int left, int top)
+{
+    const canvas *cv = (const canvas *)c;
+    if (cv->icon != NULL)
+        blit_icon(cv, cv->icon, size, flip_x, left, top);
+}
+
 static void draw_scene(const ccgym_render_job *job, const canvas *c, size_t instance)
 {
     const ccgym_env_def *def = job->def;
@@ -926,14 +707,9 @@ static void draw_scene(const ccgym_render_job *job, const canvas *c, size_t inst
     const void *params = (const char *)job->params + instance * job->params_stride;
     if (c->dirty == NULL) /* else the canvas is kept white between frames */
         memset(c->pix, 255, (size_t)c->w * (size_t)c->h * 3);
-    const scene_fn draw = def_scene(def);
-    if (draw) {
-        draw(c, st, params, job->icon);
-    } else if (def->paint) {
-        const ccgym_draw api = {(void *)c, c->w, c->h, api_polygon, api_circle, api_line,
-                                api_hline};
-        def->paint(&api, st, params);
-    }
+    const ccgym_draw api = {(void *)c, c->w, c->h, api_polygon, api_circle, api_line,
+                            api_hline, api_hline_f, api_vline_f, api_aalines, api_icon};
+    def->paint(&api, st, params);
 }
 
 /* Area-averaging weights of one axis: output i covers source [i*n/m, (i+1)*n/m). */
@@ -1062,7 +838,7 @@ static void render_range(void *arg, size_t begin, size_t end)
     for (size_t k = begin; k < end; k++) {
         size_t instance = job->indices != NULL ? (size_t)job->indices[k] : k;
         uint8_t *dst = job->out + k * frame;
-        canvas c = {ctx->resize ? scratch : dst, ctx->W, ctx->H, job->antialias, dirty};
+        canvas c = {ctx->resize ? scratch : dst, ctx->W, ctx->H, job->antialias, dirty, job->icon};
         draw_scene(job, &c, instance);
         if (ctx->resize) {
             downsample(ctx, scratch, dirty, tmp, dst);

@@ -22,8 +22,9 @@ until you change its physics in ``src/<name>.c`` (and its header's step
 body, which the block file runs too, exact and fast). Symbols the source
 uses but does not own (declared in a shared header) are kept; the def's
 ``gym_class`` (the
-Gymnasium class the env mirrors, the reference of the parity tests) and
-``scene`` (its render scene) are kept as well: change them with the physics.
+Gymnasium class the env mirrors, the reference of the parity tests) is kept
+as well, and the copied paint function draws the source's scene: change them
+with the physics.
 
 Example: ``python tools/new_env.py PendulumCopy --from pendulum`` gives
 ``ccgym/PendulumCopy-v1``, which steps like ``ccgym/Pendulum-v1``.

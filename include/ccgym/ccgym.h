@@ -14,6 +14,8 @@
  *                   step, reset and observe;
  *   ccgym/rng.h     the RNG draws (ccgym_pcg64_next64, _next_double,
  *                   _uniform: numpy's PCG64 Generator's);
+ *   ccgym/draw.h    pygame's geometry for a paint function
+ *                   (ccgym_draw_rotate, ccgym_draw_rect);
  *   below           the registration entry point: the capsule name and
  *                   CCGYM_DEFINE_PLUGIN_MODULE.
  *
@@ -29,6 +31,7 @@
 #ifndef CCGYM_CCGYM_H_
 #define CCGYM_CCGYM_H_
 
+#include "ccgym/draw.h"
 #include "ccgym/driver.h"
 #include "ccgym/env.h"
 #include "ccgym/rng.h"

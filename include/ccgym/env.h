@@ -22,7 +22,7 @@
  * meaning changed); the def macros store it in ccgym_env_def.api_version and
  * registration (ccgym.register_c_env) takes a def only when it equals this
  * build's: a plugin built against another ccgym must be rebuilt. */
-#define CCGYM_API_VERSION 2
+#define CCGYM_API_VERSION 3
 
 /* The C type of a state or params struct field. */
 enum ccgym_field_type {
@@ -193,6 +193,17 @@ typedef struct ccgym_draw {
     void (*line)(void *canvas, double x0, double y0, double x1, double y1, ccgym_rgb col);
     /* gfxdraw.hline: pixels x1..x2 of row y. */
     void (*hline)(void *canvas, int x1, int x2, int y, ccgym_rgb col);
+    /* draw.line between (x1, y) and (x2, y): hline at the truncated floats. */
+    void (*hline_f)(void *canvas, double x1, double x2, double y, ccgym_rgb col);
+    /* gfxdraw.vline at int(x) from int(y1) to int(y2). */
+    void (*vline_f)(void *canvas, double x, double y1, double y2, ccgym_rgb col);
+    /* draw.aalines(closed=False) through n float points. */
+    void (*aalines)(void *canvas, const double *x, const double *y, int n, ccgym_rgb col);
+    /* Blits the render call's icon (the env class's _render_icon, see
+     * ccgym.rendering: an image at every square size) size x size with its
+     * top-left corner at (left, top), mirrored left-right if flip_x, as
+     * pygame's smoothscale + flip + blit do; nothing when the call has none. */
+    void (*icon)(void *canvas, int size, int flip_x, int left, int top);
 } ccgym_draw;
 
 /* Draws one instance's frame (state and params structs of the def). */
@@ -250,7 +261,6 @@ typedef struct ccgym_env_def {
     const char *reset_option_a, *reset_option_b; /* their names in reset(options=...) */
     int canvas_width, canvas_height;             /* Gymnasium's render screen */
     const char *gym_class;        /* Gymnasium's env class ("CartPoleEnv", ...) */
-    const char *scene;            /* its render scene's name (src/render.c), or NULL */
     int reward_type;              /* enum ccgym_reward_type of the single env's reward */
     int action_rules;             /* enum ccgym_action_rule flags */
     const ccgym_field *state_fields;
@@ -285,8 +295,8 @@ typedef struct ccgym_env_def {
      * them against it), whose classes build the same spaces themselves. */
     const float *obs_low, *obs_high;
     const float *action_low, *action_high;
-    /* Draws a frame for rgb_array rendering when the def names no scene
-     * (NULL: the env has no renderer beyond its scene). */
+    /* Draws a frame for rgb_array rendering (NULL: the env has no
+     * renderer). The stock envs' paint Gymnasium's scenes (src/<env>.c). */
     ccgym_paint_fn paint;
     /* Gymnasium's metadata["render_fps"] of an env without a Gymnasium class. */
     int render_fps;

@@ -1,8 +1,8 @@
-/* Ports the render() methods of gymnasium/envs/classic_control/{cartpole,
- * mountain_car,continuous_mountain_car,pendulum,acrobot}.py: a small software
- * rasteriser that reproduces what pygame's gfxdraw/draw calls put on the
- * canvas (same geometry, colours, canvas size and final vertical flip), for a
- * batch of instances in one call.
+/* A small software rasteriser that reproduces what pygame's gfxdraw/draw
+ * calls put on the canvas (same rules, colours and final vertical flip), for
+ * a batch of instances in one call: each env's def paints its frame through
+ * these primitives (ccgym_draw; the stock envs port Gymnasium's render()
+ * methods in src/<env>.c).
  * Keep in sync with python/ccgym/_render.pyx. */
 #ifndef CCGYM_RENDER_H_
 #define CCGYM_RENDER_H_
@@ -12,9 +12,10 @@
 
 #include "ccgym/env.h"
 
-/* Pendulum's torque icon (gymnasium/envs/classic_control/assets/clockwise.png)
- * pre-scaled to every square size 0..max_size that smoothscale can be asked
- * for: the s x s RGBA image (straight alpha) starts at rgba + offset[s]. */
+/* An icon a def's paint blits (ccgym_draw.icon; Pendulum's torque arrow,
+ * gymnasium/envs/classic_control/assets/clockwise.png) pre-scaled to every
+ * square size 0..max_size that smoothscale can be asked for: the s x s RGBA
+ * image (straight alpha) starts at rgba + offset[s]. */
 typedef struct ccgym_render_icon {
     const uint8_t *rgba;
     const size_t *offset; /* max_size + 1 entries */
@@ -28,7 +29,7 @@ typedef struct ccgym_render_job {
     size_t params_stride;          /* 0: all instances share params[0]; else sizeof(params struct) */
     const int64_t *indices;        /* instances to draw (caller checks range); NULL: 0..count-1 */
     size_t count;
-    const ccgym_render_icon *icon; /* NULL: Pendulum is drawn without its torque icon */
+    const ccgym_render_icon *icon; /* NULL: ccgym_draw.icon draws nothing */
     int antialias;                 /* 0: skip the anti-aliased outlines pygame draws */
     uint8_t *out;                  /* count x out_h x out_w x channels, C order */
     int out_h, out_w;              /* the canvas size gives full frames; else area-averaged */
@@ -36,7 +37,7 @@ typedef struct ccgym_render_job {
 } ccgym_render_job;
 
 /* The env def's canvas size (Gymnasium's screen); -1 for a NULL def or one
- * without a renderer (no scene, no paint). */
+ * without a renderer (no paint). */
 int ccgym_render_canvas_size(const ccgym_env_def *def, int *width, int *height);
 
 /* Draws job->count frames, split over up to n_threads threads. Returns 0, or

@@ -90,7 +90,6 @@ cdef extern from "ccgym/env.h" nogil:
         const ccgym_field *param_fields
         int n_param_fields
         void (*params_init)(void *params, const double *values) noexcept nogil
-        const char *scene
         const void *step_range  # a function pointer in C; only compared here
         const void *reset_range
         const void *reset_one

@@ -488,7 +488,6 @@ cdef int _check_def(const ccgym_env_def *d, str kind) except -1:
     _c_str(d.reset_option_a, "reset_option_a")
     _c_str(d.reset_option_b, "reset_option_b")
     _c_str(d.gym_class, "gym_class", False)
-    _c_str(d.scene, "scene", False)
     if (d.step_warning == NULL) != (d.step_warns == NULL):
         raise ValueError(f"malformed env def {kind!r}: step_warning and step_warns are "
                          "both set or both NULL")

@@ -81,7 +81,8 @@ cdef cnp.ndarray _bytes(obj, str name):
 
 
 cdef class Icon:
-    """Pendulum's torque icon at every square size 0..max_size: ``images[s]``
+    """An icon at every square size 0..max_size (Pendulum's torque arrow, a
+    def's paint blits it with ccgym_draw.icon): ``images[s]``
     is an (s, s, 4) uint8 RGBA array (straight alpha)."""
 
     cdef ccgym_render_icon _icon
@@ -114,11 +115,12 @@ def render(str kind, state_buffer, params_buffer, indices, out, int antialias=1,
     """Draws instances ``indices`` (int64, or None for all) of ``state_buffer``
     into ``out`` (uint8, C-contiguous, (k, h, w, channels)); a shape other
     than the canvas's (or channels == 1) gives area-averaged frames.
-    ``icon`` is None or an :class:`Icon` (Pendulum's torque icon)."""
+    ``icon`` is None or an :class:`Icon` (what the def's paint blits with
+    ``ccgym_draw.icon``: the env class's ``_render_icon``)."""
     cdef const void *d = _kind_def(kind)
     cdef int cw = 0, ch = 0
     if ccgym_render_canvas_size(d, &cw, &ch) != 0:
-        raise ValueError(f"{kind} has no renderer (its def names no scene and no paint)")
+        raise ValueError(f"{kind} has no renderer (its def has no paint function)")
     cdef cnp.ndarray states = _bytes(state_buffer, "state_buffer")
     cdef cnp.ndarray params = _bytes(params_buffer, "params_buffer")
     info = env_info(kind)
