@@ -253,6 +253,30 @@ def test_state_layout(kind):
         assert (name in info.state_float_fields) != (name in info.state_fill)
 
 
+@pytest.mark.parametrize("kind", _core.ENV_KINDS)
+def test_attributes_stand_where_gymnasium_puts_them(kind):
+    """An attribute Gymnasium's class body defines (not its __init__) is
+    CCGYM_ATTR_CLASS_LEVEL in the def: ccgym's class has it, of Gymnasium's
+    value and type, and a fresh env records none; every other attribute is
+    the fresh env's own, as in a Gymnasium instance."""
+    from ccgym import _attributes
+
+    info = _core.env_info(kind)
+    g = GYM_CLASSES[kind]()
+    cls = next(getattr(envs, spec[0]) for spec in ccgym.ENV_SPECS.values()
+               if getattr(envs, spec[0]).kind == kind)
+    ours = cls()
+    for name in info.attributes:
+        class_level = _attributes.has_class(kind, name, "class_level")
+        assert class_level == (name not in vars(g)), name
+        if class_level:
+            want = getattr(type(g), name)
+            assert type(getattr(cls, name)) is type(want) and getattr(cls, name) == want, name
+            assert name not in _attributes.faces(ours), name
+        else:
+            assert name in _attributes.faces(ours), name
+
+
 @pytest.mark.parametrize("env_id", ccgym.ENV_IDS)
 def test_python_classes_match_the_table(env_id):
     cls = getattr(envs, ccgym.ENV_SPECS[env_id][0])

@@ -103,7 +103,11 @@ enum ccgym_attr_class {
      * the core follows the list a single env reads (Batch.follow); each
      * item is a float64 operand: a Python int or float, or a numpy int64 or
      * float64, an int only where float64 holds it exactly. */
-    CCGYM_ATTR_LIST_ITEM = 4096
+    CCGYM_ATTR_LIST_ITEM = 4096,
+    /* Gymnasium's class defines it in its body (Acrobot's constants), not
+     * its __init__: ccgym's class has it too, the def's default of
+     * Gymnasium's Python type, and an env has it only once written. */
+    CCGYM_ATTR_CLASS_LEVEL = 8192
 };
 
 /* How the single env's step treats an action (ccgym_env_def.action_rules). */

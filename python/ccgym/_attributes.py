@@ -321,13 +321,37 @@ class ParamAttribute:
         env._bind_step()
 
 
+def face_of(kind: str, name: str, c_value: Any) -> Any:
+    """Attribute ``name``'s value as Gymnasium holds it, from its C params
+    value: a switch as its choice (or a bool), an int default (the def's
+    CCGYM_ATTR_INT_DEFAULT) as a Python int, any other as a Python float."""
+    info = _core.env_info(kind)
+    if name in info.switches:
+        choices = info.switches[name]
+        return bool(c_value) if choices is None else \
+            choices[0] if c_value or len(choices) == 1 else choices[1]
+    return int(c_value) if has_class(kind, name, "int_default") else float(c_value)
+
+
 def install(cls: type) -> type:
-    """Makes every Gymnasium attribute of cls.kind a ParamAttribute of cls
-    (a class-level value there, as Acrobot's constants, becomes its default)."""
-    for name in attributes(cls.kind):
+    """Makes every Gymnasium attribute of cls.kind a ParamAttribute of cls.
+    One that Gymnasium's class body defines (CCGYM_ATTR_CLASS_LEVEL, as
+    Acrobot's constants) gets the def's default as its class-level value,
+    unless cls's own body gives one."""
+    kind = cls.kind
+    defaults = None
+    for name in attributes(kind):
         default = cls.__dict__.get(name)
         if isinstance(default, property):
             default = None
+        if default is None and has_class(kind, name, "class_level"):
+            if defaults is None:
+                from ccgym._params import params
+
+                info = _core.env_info(kind)
+                defaults = _core.Batch(kind, 1, params(kind)).params_buffer.view(
+                    info.params_dtype)[0]
+            default = face_of(kind, name, defaults[attributes(kind)[name]].item())
         setattr(cls, name, ParamAttribute(name, default))
     return cls
 

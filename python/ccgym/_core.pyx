@@ -93,7 +93,7 @@ ATTR_CLASSES = {"numpy": CCGYM_ATTR_NUMPY, "narrow": CCGYM_ATTR_NARROW,
                 "py_int_tag": CCGYM_ATTR_PY_INT_TAG, "int_default": CCGYM_ATTR_INT_DEFAULT,
                 "rebinds": CCGYM_ATTR_REBINDS, "keyword": CCGYM_ATTR_KEYWORD,
                 "bounded": CCGYM_ATTR_BOUNDED, "negated": CCGYM_ATTR_NEGATED,
-                "list_item": CCGYM_ATTR_LIST_ITEM}
+                "list_item": CCGYM_ATTR_LIST_ITEM, "class_level": CCGYM_ATTR_CLASS_LEVEL}
 
 # A continuous env's rule table is the same for every env but for a list of
 # Python floats, which computes as float64 unless the def's action_rules has

@@ -197,20 +197,10 @@ class AcrobotEnv(_DiscreteEnv, metaclass=_AcrobotType):
     _state_dtype = _core.state_dtype(kind)
     _params_dtype = _core.env_info(kind).params_dtype
 
-    dt = 0.2
-    LINK_LENGTH_1 = 1.0
-    LINK_LENGTH_2 = 1.0
-    LINK_MASS_1 = 1.0
-    LINK_MASS_2 = 1.0
-    LINK_COM_POS_1 = 0.5
-    LINK_COM_POS_2 = 0.5
-    LINK_MOI = 1.0
-    MAX_VEL_1 = 4 * math.pi
-    MAX_VEL_2 = 9 * math.pi
+    # dt, LINK_*, MAX_VEL_*, torque_noise_max and book_or_nips are
+    # class-level too, from the def (CCGYM_ATTR_CLASS_LEVEL, _attributes.install).
     AVAIL_TORQUE = [-1.0, 0.0, +1]  # the class's list (_AcrobotType)
-    torque_noise_max = 0.0
     SCREEN_DIM = 500
-    book_or_nips = "book"
     action_arrow = None
     domain_fig = None
     actions_num = 3

@@ -10,7 +10,6 @@ machinery is ``ccgym._single_env._CoreEnv``.
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
@@ -57,14 +56,7 @@ class CartPoleEnv(_DiscreteEnv):
     def __init__(self, sutton_barto_reward: bool = False, render_mode: str | None = None):
         params = _params.params(self.kind, sutton_barto_reward=sutton_barto_reward)
         super().__init__(render_mode=render_mode, **params)
-        self._sutton_barto_reward = sutton_barto_reward
-        for key in ("gravity", "masscart", "masspole", "length", "force_mag", "tau"):
-            setattr(self, key, params[key])
-        self.total_mass = self.masspole + self.masscart
-        self.polemass_length = self.masspole * self.length
-        self.kinematics_integrator = "euler"
-        self.theta_threshold_radians = 12 * 2 * math.pi / 360
-        self.x_threshold = 2.4
+        self._record_attributes({"_sutton_barto_reward": sutton_barto_reward})
         self.screen_width = 600
         self.screen_height = 400
 

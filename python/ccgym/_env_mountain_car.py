@@ -66,8 +66,8 @@ def _action_tag(action: Any, force: Any) -> int:
 
 
 class _Hill:
-    """What both mountain cars' classes share: Gymnasium's hill constants,
-    ``goal_velocity``, the reset draw and the frames' state."""
+    """What both mountain cars' classes share: ``goal_velocity``, the reset
+    draw and the frames' state."""
 
     _draw_initial_state = _draw_mountain_car_state
 
@@ -77,14 +77,6 @@ class _Hill:
 
     def _constructor_kwargs(self) -> dict[str, Any]:
         return {"goal_velocity": self.goal_velocity}  # type: ignore[attr-defined]
-
-    def _init_hill(self, goal_position: float, goal_velocity: Any) -> None:
-        """Gymnasium's __init__ assignments of the hill's constants."""
-        self.min_position = -1.2
-        self.max_position = 0.6
-        self.max_speed = 0.07
-        self.goal_position = goal_position
-        self.goal_velocity = goal_velocity
 
 
 class MountainCarEnv(_Hill, _DiscreteEnv):
@@ -110,9 +102,7 @@ class MountainCarEnv(_Hill, _DiscreteEnv):
     def __init__(self, render_mode: str | None = None, goal_velocity: float = 0):
         params = _params.params(self.kind, goal_velocity=goal_velocity)
         super().__init__(render_mode=render_mode, **params)
-        self._init_hill(0.5, goal_velocity)
-        self.force = params["force"]
-        self.gravity = params["gravity"]
+        self._record_attributes({"goal_velocity": goal_velocity})
         # Gymnasium's arrays of the observation bounds (copies, as its are).
         self.low = self.observation_space.low.copy()
         self.high = self.observation_space.high.copy()

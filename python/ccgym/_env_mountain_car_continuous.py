@@ -45,10 +45,7 @@ class Continuous_MountainCarEnv(_Hill, _ContinuousEnv):  # noqa: N801 (Gymnasium
     def __init__(self, render_mode: str | None = None, goal_velocity: float = 0):
         params = _params.params(self.kind, goal_velocity=goal_velocity)
         super().__init__(render_mode=render_mode, **params)
-        self.min_action = -1.0
-        self.max_action = 1.0
-        self._init_hill(0.45, goal_velocity)
-        self.power = params["power"]
+        self._record_attributes({"goal_velocity": goal_velocity})
         # Gymnasium's arrays of the observation bounds (copies, as its are).
         self.low_state = self.observation_space.low.copy()
         self.high_state = self.observation_space.high.copy()

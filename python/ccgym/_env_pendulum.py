@@ -87,12 +87,7 @@ class PendulumEnv(_ContinuousEnv):
     def __init__(self, render_mode: str | None = None, g: float = 10.0):
         params = _params.params(self.kind, g=g)
         super().__init__(render_mode=render_mode, **params)
-        self.max_speed = 8
-        self.max_torque = 2.0
-        self.dt = 0.05
-        self.g = g
-        self.m = 1.0
-        self.l = 1.0  # noqa: E741 (Gymnasium's name)
+        self._record_attributes({"g": g})
         self.screen_dim = 500
 
     _fresh_state = {"last_u": math.nan, "last_u_t": 0}

@@ -107,6 +107,21 @@ class _CoreEnv(gym.Env):
         self.clock = None
         self.isopen = True
 
+    def _record_attributes(self, given: dict[str, Any]) -> None:
+        """Gymnasium's ``__init__`` assignments of the def's attributes, from
+        the def (recorded: the C params hold them already): ``given`` maps
+        an attribute to the value its constructor keyword was passed; the
+        others take their value from the C params just built, of Gymnasium's
+        Python type (_attributes.face_of). Those Gymnasium's class body
+        defines (CCGYM_ATTR_CLASS_LEVEL) are left to the class."""
+        info = _core.env_info(self.kind)
+        record = self._core.params_buffer.view(info.params_dtype)[0]
+        for attr, field in info.attributes.items():
+            if attr in given:
+                setattr(self, attr, given[attr])
+            elif not _attributes.has_class(self.kind, attr, "class_level"):
+                setattr(self, attr, _attributes.face_of(self.kind, attr, record[field].item()))
+
     def __init_subclass__(cls, **kwargs: Any) -> None:
         # Gymnasium's attributes are live once the env is built: the
         # assignments in __init__ only record Gymnasium's defaults, which the

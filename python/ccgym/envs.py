@@ -62,17 +62,7 @@ class CEnv(_CoreEnv):
     def __init__(self, render_mode: str | None = None, **keywords: Any) -> None:
         params = _params.params(self.kind, **keywords)
         super().__init__(render_mode=render_mode, **params)
-        info = _core.env_info(self.kind)
-        # The def's attributes, as the stock classes' __init__ assign theirs
-        # (recorded, not written: the C params hold them already).
-        record = self._core.params_buffer.view(info.params_dtype)[0]
-        for attr, field in info.attributes.items():
-            value = params[field] if field in params else record[field].item()
-            if attr in info.switches:  # as Gymnasium's attribute holds it
-                choices = info.switches[attr]
-                value = bool(value) if choices is None else \
-                    choices[0] if value or len(choices) == 1 else choices[1]
-            setattr(self, attr, value)
+        self._record_attributes({})  # the def's attributes, as the stock classes' __init__
 
     def _constructor_kwargs(self) -> dict[str, Any]:
         return {key: getattr(self, attr)
