@@ -78,6 +78,15 @@ class _Hill:
     def _constructor_kwargs(self) -> dict[str, Any]:
         return {"goal_velocity": self.goal_velocity}  # type: ignore[attr-defined]
 
+    def _build(self, render_mode: str | None, goal_velocity: Any) -> None:
+        """Both __init__s' common part: the core env, the def's attributes
+        and Gymnasium's screen size."""
+        params = _params.params(self.kind, goal_velocity=goal_velocity)  # type: ignore[attr-defined]
+        super().__init__(render_mode=render_mode, **params)  # type: ignore[call-arg]
+        self._record_attributes({"goal_velocity": goal_velocity})  # type: ignore[attr-defined]
+        self.screen_width = 600
+        self.screen_height = 400
+
 
 class MountainCarEnv(_Hill, _DiscreteEnv):
     """MountainCar-v0: drive an underpowered car up a hill (actions 0, 1, 2).
@@ -100,14 +109,10 @@ class MountainCarEnv(_Hill, _DiscreteEnv):
     _state_dtype = _core.state_dtype(kind)
 
     def __init__(self, render_mode: str | None = None, goal_velocity: float = 0):
-        params = _params.params(self.kind, goal_velocity=goal_velocity)
-        super().__init__(render_mode=render_mode, **params)
-        self._record_attributes({"goal_velocity": goal_velocity})
+        self._build(render_mode, goal_velocity)
         # Gymnasium's arrays of the observation bounds (copies, as its are).
         self.low = self.observation_space.low.copy()
         self.high = self.observation_space.high.copy()
-        self.screen_width = 600
-        self.screen_height = 400
 
     def _params_record(self) -> Any:
         return self._core.params_buffer.view(_core.env_info(self.kind).params_dtype)[0]

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from ccgym import _attributes, _core, _params
+from ccgym import _attributes, _core
 from ccgym._env_mountain_car import _check_position, _Hill
 from ccgym._single_env import (
     _ContinuousEnv,
@@ -43,14 +43,10 @@ class Continuous_MountainCarEnv(_Hill, _ContinuousEnv):  # noqa: N801 (Gymnasium
     _state_dtype = _core.state_dtype(kind)
 
     def __init__(self, render_mode: str | None = None, goal_velocity: float = 0):
-        params = _params.params(self.kind, goal_velocity=goal_velocity)
-        super().__init__(render_mode=render_mode, **params)
-        self._record_attributes({"goal_velocity": goal_velocity})
+        self._build(render_mode, goal_velocity)
         # Gymnasium's arrays of the observation bounds (copies, as its are).
         self.low_state = self.observation_space.low.copy()
         self.high_state = self.observation_space.high.copy()
-        self.screen_width = 600
-        self.screen_height = 400
         # Gymnasium's step returns `self.state` itself: the obs is the state
         # (mutating it in place changes the next step). The core checks it
         # before each step and, changed, reads it as a state assignment is
