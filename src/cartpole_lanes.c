@@ -28,12 +28,18 @@ CCGYM_ALWAYS_INLINE void cartpole_lanes(const ccgym_batch *b, const void *action
     const ccgym_cartpole_params *__restrict P = (const ccgym_cartpole_params *)b->params + lo * ps;
     const int64_t *__restrict act = (const int64_t *)actions + lo;
     float *__restrict obs = b->obs + lo * 4;
+    double *__restrict reward = b->reward + lo, *__restrict ep_return = b->episode_return + lo;
+    uint8_t *__restrict terminated = b->terminated + lo;
+    const fast_book bk = fast_book_init(b, lo, special);
     double x[BLOCK], xd[BLOCK], th[BLOCK], thd[BLOCK], sn[BLOCK], cs[BLOCK];
-    int64_t term[BLOCK];
     ccgym_block_load4(st, sizeof *st, m, BLOCK, x, xd, th, thd);
     ccgym_block_sincos(th, sn, cs, m);
     /* shared params: a local copy, so that the loop reads them as constants */
     const ccgym_cartpole_params shared = *P;
+    /* the step, its alive reward and the bookkeeping, in one loop (a
+     * terminated instance's reward and its share of the return come next,
+     * from a list of them made without branches: terminations are random) */
+CCGYM_IVDEP
     for (size_t i = 0; i < m; i++) {
         const ccgym_cartpole_params *p = ps ? P + i : &shared;
         ccgym_cartpole_state s, next;
@@ -41,33 +47,27 @@ CCGYM_ALWAYS_INLINE void cartpole_lanes(const ccgym_batch *b, const void *action
         s.x_dot = xd[i];
         s.theta = th[i];
         s.theta_dot = thd[i];
-        term[i] = ccgym_cartpole_step_body(CCGYM_BLOCK_BK, p, &s, act[i], sn[i], cs[i], &next);
+        const uint8_t t =
+            (uint8_t)ccgym_cartpole_step_body(CCGYM_BLOCK_BK, p, &s, act[i], sn[i], cs[i], &next);
         x[i] = next.x;
         xd[i] = next.x_dot;
         th[i] = next.theta;
         thd[i] = next.theta_dot;
-    }
-    /* back, with the observations */
-    ccgym_block_store4(st, sizeof *st, m, x, xd, th, thd, obs);
-    /* the alive reward, and the bookkeeping (a terminated instance's reward
-     * and its share of the return come next, from a list of them made
-     * without branches: terminations are random) */
-    double *__restrict reward = b->reward + lo, *__restrict ep_return = b->episode_return + lo;
-    uint8_t *__restrict terminated = b->terminated + lo;
-    double ret_add[BLOCK];
-    for (size_t i = 0; i < m; i++) {
-        const ccgym_cartpole_params *p = ps ? P + i : &shared;
-        const uint8_t t = (uint8_t)term[i];
         const double r = p->sutton_barto_reward ? 0.0 : 1.0;
         reward[i] = r;
         terminated[i] = t;
-        ret_add[i] = t ? 0.0 : r;
+        fast_book_step(&bk, i, t ? 0.0 : r, t);
     }
-    fast_book_block(b, lo, m, ret_add, terminated, special);
+    /* back, with the observations */
+    ccgym_block_store4(st, sizeof *st, m, x, xd, th, thd, obs);
+    /* (not those awaiting a NEXT_STEP reset: the driver resets them, which
+     * sets all of this) */
+    const uint8_t *__restrict pending = b->pending_reset + lo;
+    const uint8_t pend_mask = b->autoreset_mode == CCGYM_AUTORESET_NEXT_STEP ? 1 : 0;
     size_t fell[BLOCK], nfell = 0;
     for (size_t i = 0; i < m; i++) {
         fell[nfell] = i;
-        nfell += terminated[i];
+        nfell += terminated[i] & (uint8_t)~(pending[i] & pend_mask);
     }
     for (size_t k = 0; k < nfell; k++) {
         const size_t i = fell[k];

@@ -10,7 +10,8 @@
  * every lane gives the per-instance step's bits), or the fast sin and cos and
  * x * x for the squares. Instances the backend could not decide (a th beyond
  * fmod's Dekker range, a square the pow rule leaves to pow, numpy-typed
- * attributes) are recomputed with the scalar backend, from the same inputs;
+ * attributes) are recomputed with the scalar backend, from the same inputs
+ * (the exact block: only the squares left to pow where that is all);
  * tests/test_exact_math.py compares the exact block with the per-instance
  * step bit for bit, tests/test_fast.py the fast one with its bounds. */
 #include <math.h>
@@ -22,16 +23,67 @@
 
 #define BLOCK CCGYM_FAST_BLOCK
 
-CCGYM_ALWAYS_INLINE void pendulum_lanes(const ccgym_batch *b, const void *actions, size_t lo,
-                                        size_t hi, uint8_t *special, const size_t ps)
+/* Instance i of a block, stepped by the step body over backend `bk` (0: the
+ * scalar step, typed too) from its state (th, thd), sin(th) and action a;
+ * stores its next state, reward, next th and observed thdot, and returns
+ * what the backend could not take (nonzero: step it again with bk = 0). */
+CCGYM_ALWAYS_INLINE double pendulum_one(const int bk, const ccgym_pendulum_params *p,
+                                        ccgym_pendulum_state *out, double th, double thd,
+                                        double sin_th, float a, double *rew, double *nth,
+                                        float *obs_thdot)
 {
-    const size_t m = hi - lo;
-    ccgym_pendulum_state *__restrict st = (ccgym_pendulum_state *)b->state + lo;
-    const ccgym_pendulum_params *__restrict P = (const ccgym_pendulum_params *)b->params + lo * ps;
-    const float *__restrict act = (const float *)actions + lo;
-    float *__restrict obs = b->obs + lo * 3;
-    double th[BLOCK], thd[BLOCK], sn[BLOCK], cs[BLOCK];
-    double nth[BLOCK], nthd[BLOCK], nu[BLOCK], rew[BLOCK];
+    ccgym_pendulum_state s, next;
+    s.th = th;
+    s.thdot = thd;
+    double slow = bk && p->typed ? 1.0 : 0.0;
+    if (!bk && p->typed)
+        ccgym_pendulum_step_body(0, p, &s, sin_th, a, CCGYM_T_F32, 1, &next, rew, &slow);
+    else
+        ccgym_pendulum_step_body(bk, p, &s, sin_th, a, CCGYM_T_F32, 0, &next, rew, &slow);
+    *out = next;
+    *nth = next.th;
+    *obs_thdot = (float)next.thdot;
+    return slow;
+}
+
+/* The fast block's step: one loop of the step body (its forms are short:
+ * one loop keeps the values in registers), then the scalar step for the
+ * few instances it could not take (a th beyond the rounding remainder's
+ * range, NaN, numpy-typed attributes). */
+CCGYM_ALWAYS_INLINE void pendulum_fused(const ccgym_pendulum_params *__restrict P,
+                                        const ccgym_pendulum_params *shared, size_t ps, size_t m,
+                                        ccgym_pendulum_state *__restrict st,
+                                        const float *__restrict act, float *__restrict obs,
+                                        const double *th, const double *thd, const double *sn,
+                                        double *nth, double *rew)
+{
+    double slow[BLOCK];
+    uint16_t left[BLOCK];
+    for (size_t i = 0; i < m; i++)
+        slow[i] = pendulum_one(CCGYM_BLOCK_BK, ps ? P + i : shared, &st[i], th[i], thd[i], sn[i],
+                               act[i], &rew[i], &nth[i], &obs[3 * i + 2]);
+    if (CCGYM_UNLIKELY(ccgym_block_any(slow, m))) {
+        const size_t n_left = ccgym_block_list(slow, m, 0, left);
+        for (size_t q = 0; q < n_left; q++) {
+            const size_t i = left[q];
+            pendulum_one(0, P + i * ps, &st[i], th[i], thd[i], sn[i], act[i], &rew[i], &nth[i],
+                         &obs[3 * i + 2]);
+        }
+    }
+}
+
+/* The exact lanes block's step, in passes: the lanes forms (remainder,
+ * squares) are long, and the squares the rule leaves to pow (a few in a
+ * hundred) cost one pow each, not a whole scalar step. */
+CCGYM_ALWAYS_INLINE void pendulum_passes(const ccgym_pendulum_params *__restrict P,
+                                         const ccgym_pendulum_params *shared_p, size_t ps, size_t m,
+                                         ccgym_pendulum_state *__restrict st,
+                                         const float *__restrict act, float *__restrict obs,
+                                         const double *th, const double *thd, const double *sn,
+                                         double *nth, double *rew)
+{
+    const ccgym_pendulum_params shared = *shared_p;
+    double nthd[BLOCK], nu[BLOCK];
     double u[BLOCK], an[BLOCK], sq[3][BLOCK], sq_slow[3][BLOCK], sq_any[BLOCK], whole[BLOCK];
     int64_t nut[BLOCK];
     uint16_t left[BLOCK];
@@ -39,13 +91,6 @@ CCGYM_ALWAYS_INLINE void pendulum_lanes(const ccgym_batch *b, const void *action
     const int sure = CCGYM_BLOCK_POW2F_SURE;
     /* u's type in the untyped step: the float32 action's and a Python max_torque's */
     const int ut = ccgym_num_promote(CCGYM_T_F32, CCGYM_T_PY);
-    for (size_t i = 0; i < m; i++) {
-        th[i] = st[i].th;
-        thd[i] = st[i].thdot;
-    }
-    ccgym_block_sincos(th, sn, cs, m);
-    /* shared params: a local copy, so that the loop reads them as constants */
-    const ccgym_pendulum_params shared = *P;
     /* the values the step squares and their squares by the lanes rule; an
      * instance the backend cannot take whole (th beyond fmod's Dekker range,
      * numpy-typed attributes) is marked for the scalar step */
@@ -97,33 +142,41 @@ CCGYM_ALWAYS_INLINE void pendulum_lanes(const ccgym_batch *b, const void *action
         nu[i] = next.last_u;
         nut[i] = next.last_u_t;
     }
-    /* the instances marked whole: the scalar step body */
-    if (CCGYM_UNLIKELY(ccgym_block_any(whole, m)))
-        for (size_t i = 0; i < m; i++) {
-            if (whole[i] == 0)
-                continue;
-            const ccgym_pendulum_params *p = P + i * ps;
-            ccgym_pendulum_state s, next;
-            s.th = th[i];
-            s.thdot = thd[i];
-            double unused = 0;
-            if (p->typed)
-                ccgym_pendulum_step_body(0, p, &s, sn[i], act[i], CCGYM_T_F32, 1, &next, &rew[i],
-                                         &unused);
-            else
-                ccgym_pendulum_step_body(0, p, &s, sn[i], act[i], CCGYM_T_F32, 0, &next, &rew[i],
-                                         &unused);
-            nth[i] = next.th;
-            nthd[i] = next.thdot;
-            nu[i] = next.last_u;
-            nut[i] = next.last_u_t;
-        }
     for (size_t i = 0; i < m; i++) {
         st[i].th = nth[i];
         st[i].thdot = nthd[i];
         st[i].last_u = nu[i];
         st[i].last_u_t = nut[i];
+        obs[3 * i + 2] = (float)nthd[i];
     }
+    /* the instances marked whole: the scalar step */
+    if (CCGYM_UNLIKELY(ccgym_block_any(whole, m)))
+        for (size_t i = 0; i < m; i++)
+            if (whole[i] != 0)
+                pendulum_one(0, P + i * ps, &st[i], th[i], thd[i], sn[i], act[i], &rew[i], &nth[i],
+                             &obs[3 * i + 2]);
+}
+
+CCGYM_ALWAYS_INLINE void pendulum_lanes(const ccgym_batch *b, const void *actions, size_t lo,
+                                        size_t hi, uint8_t *special, const size_t ps)
+{
+    const size_t m = hi - lo;
+    ccgym_pendulum_state *__restrict st = (ccgym_pendulum_state *)b->state + lo;
+    const ccgym_pendulum_params *__restrict P = (const ccgym_pendulum_params *)b->params + lo * ps;
+    const float *__restrict act = (const float *)actions + lo;
+    float *__restrict obs = b->obs + lo * 3;
+    double th[BLOCK], thd[BLOCK], sn[BLOCK], cs[BLOCK], nth[BLOCK], rew[BLOCK];
+    for (size_t i = 0; i < m; i++) {
+        th[i] = st[i].th;
+        thd[i] = st[i].thdot;
+    }
+    ccgym_block_sincos(th, sn, cs, m);
+    /* shared params: a local copy, so that the loops read them as constants */
+    const ccgym_pendulum_params shared = *P;
+    if (CCGYM_BLOCK_BK == CCGYM_BK_FAST)
+        pendulum_fused(P, &shared, ps, m, st, act, obs, th, thd, sn, nth, rew);
+    else
+        pendulum_passes(P, &shared, ps, m, st, act, obs, th, thd, sn, nth, rew);
     double *__restrict reward = b->reward + lo;
     uint8_t *__restrict terminated = b->terminated + lo;
     for (size_t i = 0; i < m; i++) {
@@ -135,7 +188,6 @@ CCGYM_ALWAYS_INLINE void pendulum_lanes(const ccgym_batch *b, const void *action
     for (size_t i = 0; i < m; i++) {
         obs[3 * i + 0] = (float)cs[i];
         obs[3 * i + 1] = (float)sn[i];
-        obs[3 * i + 2] = (float)nthd[i];
     }
 }
 
