@@ -188,7 +188,7 @@ static void ccgym_continuous_mountain_car_paint(const ccgym_draw *d, const void 
 CCGYM_DEFINE_ENV(ccgym_continuous_mountain_car, ccgym_continuous_mountain_car_state,
                  ccgym_continuous_mountain_car_params, float, 1, 0, 2, -0.6, -0.4, .name = "MountainCarContinuous",
                  .reset_option_a = "low", .reset_option_b = "high", .canvas_width = 600,
-                 .canvas_height = 400, .gym_class = "Continuous_MountainCarEnv", .paint = ccgym_continuous_mountain_car_paint,
+                 .canvas_height = 400, .render_fps = 30, .gym_class = "Continuous_MountainCarEnv", .paint = ccgym_continuous_mountain_car_paint,
                  .action_rules = CCGYM_RULE_SQUARE_OVERFLOWS | CCGYM_RULE_LIST_DEFERS,
                  .typed_step_range = ccgym_continuous_mountain_car_typed_step_range,
                  .obs_low = ccgym_continuous_mountain_car_obs_low,

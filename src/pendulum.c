@@ -217,7 +217,7 @@ static void ccgym_pendulum_paint(const ccgym_draw *d, const void *state, const v
 CCGYM_DEFINE_ENV(ccgym_pendulum, ccgym_pendulum_state, ccgym_pendulum_params, float, 1, 0, 3,
                  M_PI, 1.0, .name = "Pendulum",
                  .reset_symmetric = 1, .reset_option_a = "x_init", .reset_option_b = "y_init",
-                 .canvas_width = 500, .canvas_height = 500, .gym_class = "PendulumEnv", .paint = ccgym_pendulum_paint,
+                 .canvas_width = 500, .canvas_height = 500, .render_fps = 30, .gym_class = "PendulumEnv", .paint = ccgym_pendulum_paint,
                  .reward_type = CCGYM_REWARD_NUMPY,
                  .typed_step_range = ccgym_pendulum_typed_step_range,
                  .obs_low = ccgym_pendulum_obs_low, .obs_high = ccgym_pendulum_obs_high,

@@ -110,6 +110,12 @@ enum ccgym_attr_class {
     CCGYM_ATTR_CLASS_LEVEL = 8192
 };
 
+/* The type tag (the "<field>_t" params field of a CCGYM_ATTR_TYPED
+ * attribute) of a Python int value of a CCGYM_ATTR_PY_INT_TAG attribute:
+ * next after ccgym/nptype.h's CCGYM_T_PY..CCGYM_T_F64, which the env's own
+ * typed step then handles. */
+enum { CCGYM_T_PYINT = 4 };
+
 /* How the single env's step treats an action (ccgym_env_def.action_rules). */
 enum ccgym_action_rule {
     /* Gymnasium's step asserts action_space.contains(action) first. */
@@ -302,7 +308,7 @@ typedef struct ccgym_env_def {
     /* Draws a frame for rgb_array rendering (NULL: the env has no
      * renderer). The stock envs' paint Gymnasium's scenes (src/<env>.c). */
     ccgym_paint_fn paint;
-    /* Gymnasium's metadata["render_fps"] of an env without a Gymnasium class. */
+    /* Gymnasium's metadata["render_fps"] (0: 30, as a plugin's default). */
     int render_fps;
     /* The exact step of instances [lo, hi) (hi - lo <= 256) as a block kernel
      * (src/fast_kernels.h's ccgym_fast_block_fn contract): the env's step body

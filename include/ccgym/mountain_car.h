@@ -43,8 +43,6 @@ typedef struct ccgym_mountain_car_state {
 } ccgym_mountain_car_state;
 
 enum { CCGYM_MC_T_INT = 4 };
-/* force_t of a Python int force. */
-enum { CCGYM_MC_FORCE_INT = 4 };
 
 void ccgym_mountain_car_params_init(ccgym_mountain_car_params *p, double goal_velocity,
                                     double force, double gravity);
@@ -52,7 +50,7 @@ void ccgym_mountain_car_params_init(ccgym_mountain_car_params *p, double goal_ve
 /* Gymnasium's step line by line, each value with its type (ccgym/nptype.h):
  * for the attributes' types (the params' *_t tags), the action's
  * (p->action_t) and the state's (s->typed, the *_t tags). force_t may be
- * CCGYM_MC_FORCE_INT, a Python int: (action - 1) * force is then an
+ * CCGYM_T_PYINT, a Python int: (action - 1) * force is then an
  * integer of the action's type.
  *
  * typed = 0 (a constant: see ccgym_mountain_car_step) is the default's
@@ -78,7 +76,7 @@ CCGYM_ALWAYS_INLINE void ccgym_mountain_car_step_body(const int lanes,
     /* An attribute with its type, read where it is used (none held across
      * the cos call, which the compiler cannot move a load past). */
 #define MC_ATTR(NAME) ccgym_num_of(p->NAME, typed ? (int)p->NAME##_t : CCGYM_T_PY)
-    const int force_int = typed && p->force_t == CCGYM_MC_FORCE_INT;
+    const int force_int = typed && p->force_t == CCGYM_T_PYINT;
     const ccgym_num force =
         ccgym_num_of(p->force, force_int || !typed ? CCGYM_T_PY : (int)p->force_t);
     const int action_t = typed ? (int)p->action_t : CCGYM_MC_ACTION_PY;

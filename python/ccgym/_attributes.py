@@ -74,7 +74,6 @@ from ccgym import _core
 #   rebinds: a write makes the single env pick its step again.
 #   negated: Gymnasium's step negates it: integer zeros are refused.
 _CLASS = _core.ATTR_CLASSES
-_PY_INT_TAG = 4  # CCGYM_MC_FORCE_INT (include/ccgym/mountain_car.h)
 _MAX_PRODUCT_INT = 2 ** 17
 _TAGS = {np.float16: 1, np.float32: 2, np.float64: 3, np.int32: 3, np.int64: 3}
 TYPED_SCALARS = tuple(_TAGS)
@@ -161,7 +160,7 @@ def typed_number(kind: str, name: str, value: Any) -> tuple[float, int]:
     TypeError/ValueError."""
     t = type(value)
     if t is int and has_class(kind, name, "py_int_tag"):
-        return number(kind, name, value), _PY_INT_TAG
+        return number(kind, name, value), _core.T_PYINT
     if t is float or t is int:
         return number(kind, name, value), 0
     if t in _TAGS:
@@ -337,8 +336,12 @@ def install(cls: type) -> type:
     """Makes every Gymnasium attribute of cls.kind a ParamAttribute of cls.
     One that Gymnasium's class body defines (CCGYM_ATTR_CLASS_LEVEL, as
     Acrobot's constants) gets the def's default as its class-level value,
-    unless cls's own body gives one."""
+    unless cls's own body gives one. Sets cls.metadata from the def too,
+    unless cls's own body gives it."""
     kind = cls.kind
+    if "metadata" not in cls.__dict__:
+        cls.metadata = {"render_modes": ["human", "rgb_array"],
+                        "render_fps": _core.def_spaces(kind)[4] or 30}
     defaults = None
     for name in attributes(kind):
         default = cls.__dict__.get(name)

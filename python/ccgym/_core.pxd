@@ -34,6 +34,7 @@ cdef extern from "ccgym/env.h" nogil:
         CCGYM_ATTR_NO_INT32
         CCGYM_ATTR_ACTION_OPERAND
         CCGYM_ATTR_PY_INT_TAG
+        CCGYM_T_PYINT
         CCGYM_ATTR_INT_DEFAULT
         CCGYM_ATTR_REBINDS
         CCGYM_ATTR_KEYWORD

@@ -59,6 +59,7 @@ class EnvInfo:
 
 ACTION_TYPES: dict[str, int]
 ATTR_CLASSES: dict[str, int]
+T_PYINT: int
 ENV_INFO: dict[str, EnvInfo]
 ENV_KINDS: tuple[str, ...]
 PARAM_FIELDS: dict[str, tuple[str, ...]]

@@ -94,6 +94,8 @@ ATTR_CLASSES = {"numpy": CCGYM_ATTR_NUMPY, "narrow": CCGYM_ATTR_NARROW,
                 "rebinds": CCGYM_ATTR_REBINDS, "keyword": CCGYM_ATTR_KEYWORD,
                 "bounded": CCGYM_ATTR_BOUNDED, "negated": CCGYM_ATTR_NEGATED,
                 "list_item": CCGYM_ATTR_LIST_ITEM, "class_level": CCGYM_ATTR_CLASS_LEVEL}
+# The type tag of a Python int value of a "py_int_tag" attribute.
+T_PYINT = CCGYM_T_PYINT
 
 # A continuous env's rule table is the same for every env but for a list of
 # Python floats, which computes as float64 unless the def's action_rules has

@@ -193,14 +193,13 @@ class AcrobotEnv(_DiscreteEnv, metaclass=_AcrobotType):
     def _states_from_observations(st: np.ndarray, obs: np.ndarray, last_u: Any) -> None:
         st["s"] = np.stack([np.arctan2(obs[:, 1], obs[:, 0]), np.arctan2(obs[:, 3], obs[:, 2]),
                             obs[:, 4], obs[:, 5]], axis=1)
-    metadata = {"render_modes": ["human", "rgb_array"], "render_fps": 15}
     _state_dtype = _core.state_dtype(kind)
     _params_dtype = _core.env_info(kind).params_dtype
 
     # dt, LINK_*, MAX_VEL_*, torque_noise_max and book_or_nips are
     # class-level too, from the def (CCGYM_ATTR_CLASS_LEVEL, _attributes.install).
     AVAIL_TORQUE = [-1.0, 0.0, +1]  # the class's list (_AcrobotType)
-    SCREEN_DIM = 500
+    SCREEN_DIM = _core.env_info(kind).canvas_size[0]
     action_arrow = None
     domain_fig = None
     actions_num = 3

@@ -50,15 +50,13 @@ class CartPoleEnv(_DiscreteEnv):
                 f"{name} = {value!r}: the state is a written list of Python numbers, "
                 "with which Gymnasium's next step would compute x + tau * x_dot in "
                 f"{value.dtype}; assign a Python float, or the state as a float64 array")
-    metadata = {"render_modes": ["human", "rgb_array"], "render_fps": 50}
     _state_dtype = _core.state_dtype(kind)
 
     def __init__(self, sutton_barto_reward: bool = False, render_mode: str | None = None):
         params = _params.params(self.kind, sutton_barto_reward=sutton_barto_reward)
         super().__init__(render_mode=render_mode, **params)
         self._record_attributes({"_sutton_barto_reward": sutton_barto_reward})
-        self.screen_width = 600
-        self.screen_height = 400
+        self.screen_height, self.screen_width = _core.env_info(self.kind).canvas_size
 
     def _constructor_kwargs(self) -> dict[str, Any]:
         return {"sutton_barto_reward": self._sutton_barto_reward}

@@ -84,8 +84,7 @@ class _Hill:
         params = _params.params(self.kind, goal_velocity=goal_velocity)  # type: ignore[attr-defined]
         super().__init__(render_mode=render_mode, **params)  # type: ignore[call-arg]
         self._record_attributes({"goal_velocity": goal_velocity})  # type: ignore[attr-defined]
-        self.screen_width = 600
-        self.screen_height = 400
+        self.screen_height, self.screen_width = _core.env_info(self.kind).canvas_size  # type: ignore[attr-defined]
 
 
 class MountainCarEnv(_Hill, _DiscreteEnv):
@@ -105,7 +104,6 @@ class MountainCarEnv(_Hill, _DiscreteEnv):
                 "makes every position -inf, and its next step raises ValueError (math "
                 "domain error) in math.cos(3 * position); assign a finite max_position")
 
-    metadata = {"render_modes": ["human", "rgb_array"], "render_fps": 30}
     _state_dtype = _core.state_dtype(kind)
 
     def __init__(self, render_mode: str | None = None, goal_velocity: float = 0):

@@ -39,7 +39,6 @@ class Continuous_MountainCarEnv(_Hill, _ContinuousEnv):  # noqa: N801 (Gymnasium
     def _ceiling_state(state: np.ndarray) -> np.ndarray:
         return state.astype(np.float32).astype(np.float64)  # the ceiling steps float32
 
-    metadata = {"render_modes": ["human", "rgb_array"], "render_fps": 30}
     _state_dtype = _core.state_dtype(kind)
 
     def __init__(self, render_mode: str | None = None, goal_velocity: float = 0):

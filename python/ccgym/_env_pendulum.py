@@ -81,14 +81,13 @@ class PendulumEnv(_ContinuousEnv):
 
     def _constructor_kwargs(self) -> dict[str, Any]:
         return {"g": self.g}
-    metadata = {"render_modes": ["human", "rgb_array"], "render_fps": 30}
     _state_dtype = _core.state_dtype(kind)
 
     def __init__(self, render_mode: str | None = None, g: float = 10.0):
         params = _params.params(self.kind, g=g)
         super().__init__(render_mode=render_mode, **params)
         self._record_attributes({"g": g})
-        self.screen_dim = 500
+        self.screen_dim = _core.env_info(self.kind).canvas_size[0]
 
     _fresh_state = {"last_u": math.nan, "last_u_t": 0}
 

@@ -194,7 +194,7 @@ def numpy_float32_trig_uses_fma() -> bool:
 
     warnings.warn(
         "ccgym: numpy's float32 sin/cos matches neither known implementation; "
-        "Acrobot's reset observation may differ from Gymnasium's in the last bit",
+        "an env's float32 np.sin/np.cos values may differ from Gymnasium's in the last bit",
         RuntimeWarning,
         stacklevel=2,
     )

@@ -102,11 +102,9 @@ def c_env_class(kind: str, module: str | None, name: str) -> type[CEnv]:
     """The single-env class of a registered C def (made once per kind)."""
     cls = _PLUGIN_CLASSES.get(kind)
     if cls is None:
-        fps = _core.def_spaces(kind)[4]
         cls = type(name, (CEnv,), {
             "kind": kind, "_plugin_module": module, "__module__": module or __name__,
             "__qualname__": name,
-            "metadata": {"render_modes": ["human", "rgb_array"], "render_fps": fps or 30},
             "__doc__": f"The single env of the C env def {kind!r} (module {module})."})
         _attributes.install(cls)
         _PLUGIN_CLASSES[kind] = cls
