@@ -150,7 +150,7 @@ def main(args: argparse.Namespace) -> int:
     import ccgym
     from ccgym import _core
     from ccgym.benchmarks import harness, plan, report, sections
-    from ccgym.benchmarks.peers import PEERS
+    from ccgym.benchmarks.peers import PEERS, SUBJECT
     from ccgym.benchmarks.plot import MISSING_MATPLOTLIB, plot
 
     _resolve(args)
@@ -181,7 +181,7 @@ def main(args: argparse.Namespace) -> int:
                                                            args.repeats, log)
     memory = None if args.no_memory else sections.bench_memory(args.memory_envs, log)
     harness.set_clock(args.clock == "cpu")
-    breakdown = (sections.bench_breakdown("CartPole-v1", args.budget, args.repeats, log)
+    breakdown = (sections.bench_breakdown(SUBJECT, args.budget, args.repeats, log)
                  if args.breakdown else [])
     harness.set_clock(False)
     goals = report.check_goals(results, resets, memory, args.clock) if args.targets else []
@@ -210,7 +210,7 @@ def main(args: argparse.Namespace) -> int:
         say(report.format_memory(memory))
         say()
     if breakdown:
-        say(report.format_breakdown("CartPole-v1", breakdown))
+        say(report.format_breakdown(SUBJECT, breakdown))
         say()
     if goals:
         say(report.format_goals(goals, args.clock))

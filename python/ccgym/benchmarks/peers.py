@@ -22,6 +22,10 @@ CC_FAST, CC_FAST_NOCOPY = "ccgym fast", "ccgym fast copy=False"
 CC_VEC_LIBM = "ccgym libm"
 GYM_SYNC, GYM_NUMPY = "gym SyncVectorEnv", "gym CartPoleVectorEnv"
 SB3_DUMMY, ENVPOOL, GYMNAX = "sb3 DummyVecEnv", "envpool", "gymnax"
+# The id of the sections that time one env, not every id (peak memory, the
+# layer breakdown) and of the goals against Gymnasium's own numpy vector env:
+# the classic subject, and the one id Gymnasium has such a vector env for.
+SUBJECT = "CartPole-v1"
 # Each single-env row's Gymnasium counterpart.
 SINGLE_REFS = {CC_RAW: GYM_RAW, CC_MAKE: GYM_MAKE}
 # Optional peers: measured when importable; a failure skips them, not the run.

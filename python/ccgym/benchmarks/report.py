@@ -83,19 +83,19 @@ def check_goals(results: list[Result], resets: list[dict[str, Any]],
     for env_id in dict.fromkeys(r.env_id for r in results):
         if big is not None:
             vec = get.get((env_id, "vector", big, P.CC_VEC, 1))
-            if env_id == "CartPole-v1":
+            if env_id == P.SUBJECT:
                 ref = get.get((env_id, "vector", big, P.GYM_NUMPY, 1))
-                add(f"CartPole-v1 N={big}: ccgym / {P.GYM_NUMPY}", ratio(vec, ref),
+                add(f"{env_id} N={big}: ccgym / {P.GYM_NUMPY}", ratio(vec, ref),
                     GOAL_CARTPOLE_VS_NUMPY)
                 one = get.get((env_id, "vector", 1, P.CC_VEC, 1))
                 ref1 = get.get((env_id, "vector", 1, P.GYM_NUMPY, 1))
-                add(f"CartPole-v1 N=1: ccgym / {P.GYM_NUMPY}", ratio(one, ref1),
+                add(f"{env_id} N=1: ccgym / {P.GYM_NUMPY}", ratio(one, ref1),
                     GOAL_N1_VS_NUMPY, needs="N=1 in --num-envs")
-                add("CartPole-v1 N=1: us per ccgym step() call",
+                add(f"{env_id} N=1: us per ccgym step() call",
                     one.us_per_call if one else None, GOAL_N1_US_PER_CALL, higher=False,
                     needs="N=1 in --num-envs")
                 fast = get.get((env_id, "vector", big, P.CC_FAST, 1))
-                add(f"CartPole-v1 N={big}: ccgym fast / {P.GYM_NUMPY}", ratio(fast, ref),
+                add(f"{env_id} N={big}: ccgym fast / {P.GYM_NUMPY}", ratio(fast, ref),
                     GOAL_FAST_VS_NUMPY, needs="the fast rows (no --no-fast)")
             add(f"{env_id} N={big}: ccgym / ceiling", vec.vs_ceiling if vec else None,
                 GOAL_VS_CEILING, needs="--ceiling")
@@ -115,7 +115,7 @@ def check_goals(results: list[Result], resets: list[dict[str, Any]],
             add(f"{r['env_id']} reset(seed=s) N={r['num_envs']}: seconds", r["seconds"],
                 GOAL_RESET_SECONDS, higher=False)
     if memory and "ratio_rss" in memory:
-        add(f"CartPole-v1 N={memory['num_envs']}: peak RSS / state+buffers",
+        add(f"{P.SUBJECT} N={memory['num_envs']}: peak RSS / state+buffers",
             memory["ratio_rss"], GOAL_MEMORY_RATIO, higher=False)
     return out
 
@@ -220,7 +220,7 @@ def format_memory(memory: dict[str, Any]) -> str:
         return "\n".join(lines)
     mib = 2.0**20
     lines.append(
-        f"  CartPole-v1 vector env, N={memory['num_envs']:,}: state+buffers "
+        f"  {P.SUBJECT} vector env, N={memory['num_envs']:,}: state+buffers "
         f"{memory['state_buffers_bytes'] / mib:.1f} MiB; peak RSS increase "
         f"{memory['peak_increase_bytes'] / mib:.1f} MiB ({memory['ratio_rss']:.2f}x the "
         f"state+buffers); tracemalloc peak {memory['tracemalloc_peak_bytes'] / mib:.1f} MiB "

@@ -106,7 +106,7 @@ def memory_child(n: int) -> None:
 
     import ccgym
 
-    warm = ccgym.make_vec("CartPole-v1", num_envs=8)  # imports and caches, not counted
+    warm = ccgym.make_vec(P.SUBJECT, num_envs=8)  # imports and caches, not counted
     warm.reset(seed=0)
     warm.step(warm.action_space.sample())
     warm.close()
@@ -118,7 +118,7 @@ def memory_child(n: int) -> None:
     peak_before = _peak_rss()
     tracemalloc.start()
     t0 = time.perf_counter()
-    envs = ccgym.make_vec("CartPole-v1", num_envs=n)
+    envs = ccgym.make_vec(P.SUBJECT, num_envs=n)
     t_make = time.perf_counter() - t0
     envs.reset(seed=0)
     actions = np.zeros(n, dtype=np.int64)  # the caller's; counted below
