@@ -46,117 +46,6 @@ CCGYM_ALWAYS_INLINE double pendulum_one(const int bk, const ccgym_pendulum_param
     return slow;
 }
 
-/* The fast block's step: one loop of the step body (its forms are short:
- * one loop keeps the values in registers), then the scalar step for the
- * few instances it could not take (a th beyond the rounding remainder's
- * range, NaN, numpy-typed attributes). */
-CCGYM_ALWAYS_INLINE void pendulum_fused(const ccgym_pendulum_params *__restrict P,
-                                        const ccgym_pendulum_params *shared, size_t ps, size_t m,
-                                        ccgym_pendulum_state *__restrict st,
-                                        const float *__restrict act, float *__restrict obs,
-                                        const double *th, const double *thd, const double *sn,
-                                        double *nth, double *rew)
-{
-    double slow[BLOCK];
-    uint16_t left[BLOCK];
-    for (size_t i = 0; i < m; i++)
-        slow[i] = pendulum_one(CCGYM_BLOCK_BK, ps ? P + i : shared, &st[i], th[i], thd[i], sn[i],
-                               act[i], &rew[i], &nth[i], &obs[3 * i + 2]);
-    if (CCGYM_UNLIKELY(ccgym_block_any(slow, m))) {
-        const size_t n_left = ccgym_block_list(slow, m, 0, left);
-        for (size_t q = 0; q < n_left; q++) {
-            const size_t i = left[q];
-            pendulum_one(0, P + i * ps, &st[i], th[i], thd[i], sn[i], act[i], &rew[i], &nth[i],
-                         &obs[3 * i + 2]);
-        }
-    }
-}
-
-/* The exact lanes block's step, in passes: the lanes forms (remainder,
- * squares) are long, and the squares the rule leaves to pow (a few in a
- * hundred) cost one pow each, not a whole scalar step. */
-CCGYM_ALWAYS_INLINE void pendulum_passes(const ccgym_pendulum_params *__restrict P,
-                                         const ccgym_pendulum_params *shared_p, size_t ps, size_t m,
-                                         ccgym_pendulum_state *__restrict st,
-                                         const float *__restrict act, float *__restrict obs,
-                                         const double *th, const double *thd, const double *sn,
-                                         double *nth, double *rew)
-{
-    const ccgym_pendulum_params shared = *shared_p;
-    double nthd[BLOCK], nu[BLOCK];
-    double u[BLOCK], an[BLOCK], sq[3][BLOCK], sq_slow[3][BLOCK], sq_any[BLOCK], whole[BLOCK];
-    int64_t nut[BLOCK];
-    uint16_t left[BLOCK];
-    /* the squares' rule accepted by the self-check: else every instance is slow */
-    const int sure = CCGYM_BLOCK_POW2F_SURE;
-    /* u's type in the untyped step: the float32 action's and a Python max_torque's */
-    const int ut = ccgym_num_promote(CCGYM_T_F32, CCGYM_T_PY);
-    /* the values the step squares and their squares by the lanes rule; an
-     * instance the backend cannot take whole (th beyond fmod's Dekker range,
-     * numpy-typed attributes) is marked for the scalar step */
-    for (size_t i = 0; i < m; i++) {
-        const ccgym_pendulum_params *p = ps ? P + i : &shared;
-        ccgym_pendulum_state s;
-        s.th = th[i];
-        s.thdot = thd[i];
-        double w = p->typed ? 1.0 : 0.0, f0 = 0, f1 = 0, f2 = 0;
-        const ccgym_pendulum_pre pre = ccgym_pendulum_pre_bk(CCGYM_BLOCK_BK, p, &s, act[i], CCGYM_T_F32, 0, &w);
-        u[i] = pre.u.v;
-        an[i] = pre.an;
-        sq[0][i] = (double)ccgym_pow2f_bk(CCGYM_BLOCK_BK, (float)pre.u.v, &f0);
-        sq[1][i] = ccgym_pow2_bk(CCGYM_BLOCK_BK, pre.an, &f1);
-        sq[2][i] = ccgym_pow2_bk(CCGYM_BLOCK_BK, thd[i], &f2);
-        sq_slow[0][i] = f0;
-        sq_slow[1][i] = f1;
-        sq_slow[2][i] = f2;
-        sq_any[i] = f0 + f1 + f2;
-        whole[i] = w;
-    }
-    /* pow for the squares the rule left to it, one square at a time */
-    const size_t n_left = ccgym_block_list(sq_any, m, !sure, left);
-    for (size_t q = 0; q < n_left; q++) {
-        const size_t i = left[q];
-        if (!sure || sq_slow[0][i] != 0)
-            sq[0][i] = (double)ccgym_pow2f((float)u[i]);
-        if (!sure || sq_slow[1][i] != 0)
-            sq[1][i] = ccgym_pow2(an[i]);
-        if (!sure || sq_slow[2][i] != 0)
-            sq[2][i] = ccgym_pow2(thd[i]);
-    }
-    /* the rest of the step from them */
-    for (size_t i = 0; i < m; i++) {
-        const ccgym_pendulum_params *p = ps ? P + i : &shared;
-        ccgym_pendulum_state s, next;
-        s.th = th[i];
-        s.thdot = thd[i];
-        ccgym_pendulum_pre pre;
-        pre.u = ccgym_num_of(u[i], ut);
-        pre.an = an[i];
-        ccgym_pendulum_squares q;
-        q.u = ccgym_num_of(sq[0][i], ut);
-        q.an = sq[1][i];
-        q.thdot = sq[2][i];
-        ccgym_pendulum_step_rest(p, &s, sn[i], 0, &pre, &q, &next, &rew[i]);
-        nth[i] = next.th;
-        nthd[i] = next.thdot;
-        nu[i] = next.last_u;
-        nut[i] = next.last_u_t;
-    }
-    for (size_t i = 0; i < m; i++) {
-        st[i].th = nth[i];
-        st[i].thdot = nthd[i];
-        st[i].last_u = nu[i];
-        st[i].last_u_t = nut[i];
-        obs[3 * i + 2] = (float)nthd[i];
-    }
-    /* the instances marked whole: the scalar step */
-    if (CCGYM_UNLIKELY(ccgym_block_any(whole, m)))
-        for (size_t i = 0; i < m; i++)
-            if (whole[i] != 0)
-                pendulum_one(0, P + i * ps, &st[i], th[i], thd[i], sn[i], act[i], &rew[i], &nth[i],
-                             &obs[3 * i + 2]);
-}
-
 CCGYM_ALWAYS_INLINE void pendulum_lanes(const ccgym_batch *b, const void *actions, size_t lo,
                                         size_t hi, uint8_t *special, const size_t ps)
 {
@@ -173,10 +62,102 @@ CCGYM_ALWAYS_INLINE void pendulum_lanes(const ccgym_batch *b, const void *action
     ccgym_block_sincos(th, sn, cs, m);
     /* shared params: a local copy, so that the loops read them as constants */
     const ccgym_pendulum_params shared = *P;
-    if (CCGYM_BLOCK_BK == CCGYM_BK_FAST)
-        pendulum_fused(P, &shared, ps, m, st, act, obs, th, thd, sn, nth, rew);
-    else
-        pendulum_passes(P, &shared, ps, m, st, act, obs, th, thd, sn, nth, rew);
+    if (CCGYM_BLOCK_BK == CCGYM_BK_FAST) {
+        /* the fast block: one loop of the step body (its forms are short:
+         * one loop keeps the values in registers), then the scalar step for
+         * the few instances it could not take (a th beyond the rounding
+         * remainder's range, NaN, numpy-typed attributes) */
+        double slow[BLOCK];
+        uint16_t left[BLOCK];
+        for (size_t i = 0; i < m; i++)
+            slow[i] = pendulum_one(CCGYM_BLOCK_BK, ps ? P + i : &shared, &st[i], th[i], thd[i],
+                                   sn[i], act[i], &rew[i], &nth[i], &obs[3 * i + 2]);
+        if (CCGYM_UNLIKELY(ccgym_block_any(slow, m))) {
+            const size_t n_left = ccgym_block_list(slow, m, 0, left);
+            for (size_t q = 0; q < n_left; q++) {
+                const size_t i = left[q];
+                pendulum_one(0, P + i * ps, &st[i], th[i], thd[i], sn[i], act[i], &rew[i],
+                             &nth[i], &obs[3 * i + 2]);
+            }
+        }
+    } else {
+        /* the exact lanes block, in passes: the lanes forms (remainder,
+         * squares) are long, and a square the rule leaves to pow (a few in a
+         * hundred) costs one pow, not a whole scalar step */
+        double nthd[BLOCK], nu[BLOCK];
+        double u[BLOCK], an[BLOCK], sq[3][BLOCK], sq_slow[3][BLOCK], sq_any[BLOCK], whole[BLOCK];
+        int64_t nut[BLOCK];
+        uint16_t left[BLOCK];
+        /* the squares' rule accepted by the self-check: else every instance is slow */
+        const int sure = CCGYM_BLOCK_POW2F_SURE;
+        /* u's type in the untyped step: the float32 action's and a Python max_torque's */
+        const int ut = ccgym_num_promote(CCGYM_T_F32, CCGYM_T_PY);
+        /* the values the step squares and their squares by the lanes rule; an
+         * instance the backend cannot take whole (th beyond fmod's Dekker range,
+         * numpy-typed attributes) is marked for the scalar step */
+        for (size_t i = 0; i < m; i++) {
+            const ccgym_pendulum_params *p = ps ? P + i : &shared;
+            ccgym_pendulum_state s;
+            s.th = th[i];
+            s.thdot = thd[i];
+            double w = p->typed ? 1.0 : 0.0, f0 = 0, f1 = 0, f2 = 0;
+            const ccgym_pendulum_pre pre =
+                ccgym_pendulum_pre_bk(CCGYM_BLOCK_BK, p, &s, act[i], CCGYM_T_F32, 0, &w);
+            u[i] = pre.u.v;
+            an[i] = pre.an;
+            sq[0][i] = (double)ccgym_pow2f_bk(CCGYM_BLOCK_BK, (float)pre.u.v, &f0);
+            sq[1][i] = ccgym_pow2_bk(CCGYM_BLOCK_BK, pre.an, &f1);
+            sq[2][i] = ccgym_pow2_bk(CCGYM_BLOCK_BK, thd[i], &f2);
+            sq_slow[0][i] = f0;
+            sq_slow[1][i] = f1;
+            sq_slow[2][i] = f2;
+            sq_any[i] = f0 + f1 + f2;
+            whole[i] = w;
+        }
+        /* pow for the squares the rule left to it, one square at a time */
+        const size_t n_left = ccgym_block_list(sq_any, m, !sure, left);
+        for (size_t q = 0; q < n_left; q++) {
+            const size_t i = left[q];
+            if (!sure || sq_slow[0][i] != 0)
+                sq[0][i] = (double)ccgym_pow2f((float)u[i]);
+            if (!sure || sq_slow[1][i] != 0)
+                sq[1][i] = ccgym_pow2(an[i]);
+            if (!sure || sq_slow[2][i] != 0)
+                sq[2][i] = ccgym_pow2(thd[i]);
+        }
+        /* the rest of the step from them */
+        for (size_t i = 0; i < m; i++) {
+            const ccgym_pendulum_params *p = ps ? P + i : &shared;
+            ccgym_pendulum_state s, next;
+            s.th = th[i];
+            s.thdot = thd[i];
+            ccgym_pendulum_pre pre;
+            pre.u = ccgym_num_of(u[i], ut);
+            pre.an = an[i];
+            ccgym_pendulum_squares q;
+            q.u = ccgym_num_of(sq[0][i], ut);
+            q.an = sq[1][i];
+            q.thdot = sq[2][i];
+            ccgym_pendulum_step_rest(p, &s, sn[i], 0, &pre, &q, &next, &rew[i]);
+            nth[i] = next.th;
+            nthd[i] = next.thdot;
+            nu[i] = next.last_u;
+            nut[i] = next.last_u_t;
+        }
+        for (size_t i = 0; i < m; i++) {
+            st[i].th = nth[i];
+            st[i].thdot = nthd[i];
+            st[i].last_u = nu[i];
+            st[i].last_u_t = nut[i];
+            obs[3 * i + 2] = (float)nthd[i];
+        }
+        /* the instances marked whole: the scalar step */
+        if (CCGYM_UNLIKELY(ccgym_block_any(whole, m)))
+            for (size_t i = 0; i < m; i++)
+                if (whole[i] != 0)
+                    pendulum_one(0, P + i * ps, &st[i], th[i], thd[i], sn[i], act[i], &rew[i],
+                                 &nth[i], &obs[3 * i + 2]);
+    }
     double *__restrict reward = b->reward + lo;
     uint8_t *__restrict terminated = b->terminated + lo;
     for (size_t i = 0; i < m; i++) {
