@@ -84,6 +84,9 @@ def is_discrete(env_id: str) -> bool:
 # The ids with a Discrete action, in registry order.
 DISCRETE_IDS = tuple(i for i in ccgym.ENV_IDS if is_discrete(i))
 
+# Each discrete id's number of actions (its def's n_actions).
+N_ACTIONS = {i: _core.env_info(_frontend.env_class(i).kind).n_actions for i in DISCRETE_IDS}
+
 # Gymnasium's own classic-control ids (its registry: no namespace, an entry
 # point in gymnasium.envs.classic_control), in its registry order: the ids the
 # parity files compare, read from Gymnasium instead of listed.

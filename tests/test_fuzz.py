@@ -27,11 +27,10 @@ from hypothesis.extra import numpy as hnp
 
 import ccgym
 from subprocess_helpers import run_isolated
-from reference import reference_id, CONTINUOUS_IDS
+from reference import reference_id, CONTINUOUS_IDS, N_ACTIONS
 
 ENV_IDS = list(ccgym.ENV_IDS)
 CONTINUOUS_IDS = set(CONTINUOUS_IDS)
-N_ACTIONS = {"CartPole-v0": 2, "CartPole-v1": 2, "MountainCar-v0": 3, "Acrobot-v1": 3}
 
 # What a rejected call may raise: clear Python exceptions, never SystemError,
 # AttributeError, KeyError and the like.
@@ -464,6 +463,24 @@ def test_garbage_snapshots_never_crash_subprocess():
         import numpy as np, ccgym
         rng = np.random.default_rng(0)
         count = 0
+
+        def _load_garbage(env, snap, kind, rng, n):
+            # snap holds garbage: an impossible type tag (in any instance) is
+            # refused whole (issue 24: the env as it was); valid tags, drawn
+            # per instance (n) or for the single env (None), take it.
+            try:
+                env.set_state(snap)
+            except ValueError as e:
+                assert "not a type tag" in str(e), e
+                info = ccgym._core.env_info(kind)
+                fields = snap["state_buffer"].view(info.state_dtype)
+                if n is None:
+                    fields = fields[0]
+                for name, allowed in info.state_tags.items():
+                    fields[name] = (allowed[int(rng.integers(len(allowed)))] if n is None
+                                    else np.asarray(allowed)[rng.integers(len(allowed), size=n)])
+                env.set_state(snap)
+
         for env_id in ccgym.ENV_IDS:
             for mode in ("NextStep", "SameStep", "Disabled"):
                 for n, threads in ((3, 1), (4100, 2)):
@@ -477,19 +494,7 @@ def test_garbage_snapshots_never_crash_subprocess():
                             if isinstance(v, np.ndarray) and rng.random() < 0.7:
                                 raw = v.view(np.uint8)
                                 raw[...] = rng.integers(0, 256, raw.shape, dtype=np.uint8)
-                        try:
-                            env.set_state(snap)
-                        except ValueError as e:
-                            # An impossible type tag in any instance is refused
-                            # whole (issue 24); valid tags take the garbage.
-                            assert "not a type tag" in str(e), e
-                            fields = snap["state_buffer"].view(
-                                ccgym._core.env_info(env._kind).state_dtype)
-                            tags = ccgym._core.env_info(env._kind).state_tags
-                            for name, allowed in tags.items():
-                                fields[name] = np.asarray(allowed)[
-                                    rng.integers(len(allowed), size=n)]
-                            env.set_state(snap)
+                        _load_garbage(env, snap, env._kind, rng, n)
                         for t in range(5):
                             if mode == "Disabled" and env._core.any_pending():
                                 env.reset(options={"reset_mask": env._core.pending_reset.copy()})
@@ -510,17 +515,7 @@ def test_garbage_snapshots_never_crash_subprocess():
                     if isinstance(v, np.ndarray):
                         raw = v.view(np.uint8)
                         raw[...] = rng.integers(0, 256, raw.shape, dtype=np.uint8)
-                try:
-                    single.set_state(snap)
-                except ValueError as e:
-                    # An impossible type tag is refused whole (the env as it
-                    # was); with valid tags the garbage physics are taken.
-                    assert "not a type tag" in str(e), e
-                    fields = snap["state_buffer"].view(single._state_dtype)[0]
-                    tags = ccgym._core.env_info(single.kind).state_tags
-                    for name, allowed in tags.items():
-                        fields[name] = allowed[int(rng.integers(len(allowed)))]
-                    single.set_state(snap)
+                _load_garbage(single, snap, single.kind, rng, None)
                 a = np.array([0.5], np.float32) if ccgym._core.env_info(ccgym._frontend.env_class(env_id).kind).action_dim > 0 else 1
                 for t in range(3):
                     single.step(a)

@@ -70,7 +70,7 @@ from hypothesis.stateful import (
 
 import ccgym
 from array_helpers import set_shape
-from reference import reference_id, CONTINUOUS_IDS
+from reference import reference_id, CONTINUOUS_IDS, N_ACTIONS
 
 INNER = os.environ.get("CCGYM_FUZZ_INNER") == "1"
 EXAMPLES = int(os.environ.get("CCGYM_FUZZ_EXAMPLES", 5))
@@ -86,9 +86,6 @@ AVOID = set(filter(None, os.environ.get("CCGYM_FUZZ_AVOID", "").split(",")))
 
 ENV_IDS = list(ccgym.ENV_IDS)
 CONTINUOUS = set(CONTINUOUS_IDS)
-# Single envs whose step returns the state object itself (Gymnasium's MCC).
-OBS_IS_STATE = {"MountainCarContinuous-v0"}
-N_ACTIONS = {"CartPole-v0": 2, "CartPole-v1": 2, "MountainCar-v0": 3, "Acrobot-v1": 3}
 
 # What a rejected call may raise. A RuntimeError saying another thread holds
 # the env is never clean here: the fuzzer has one thread.
@@ -510,6 +507,24 @@ class Base(RuleBasedStateMachine):
         assert not is_busy_error(e), f"{what}: the env is left busy: {e}"
         assert snapshots_equal(snapshot(self.env), before), f"a rejected {what} changed the env"
 
+    def checked_step(self, actions, label: str, verdict: str, given, ref: str = "Gymnasium"):
+        """self.env.step(actions) beside the reference's step(given), where
+        verdict is the reference's ("valid" / "invalid") for `label`: a
+        rejection must be clean and the reference's too, an accepted step
+        one it takes. (got, exp), or None when ccgym rejected it."""
+        before = snapshot(self.env)
+        try:
+            with quiet():
+                got = self.env.step(actions)
+        except CLEAN as e:
+            self.expect_clean_rejection(e, before, f"step({label})")
+            assert verdict != "valid", f"rejected {label}, which {ref} takes: {e!r}"
+            return None
+        assert verdict != "invalid", f"accepted {label}, which Gymnasium rejects"
+        with quiet():
+            exp = self.ref.step(given)
+        return got, exp
+
     @invariant()
     def never_busy_and_same_layout(self) -> None:
         if self.env is None:
@@ -621,18 +636,9 @@ class SingleMachine(Base):
         action = self.single_action(data)
         self.t(f"step {describe(action)}")
         verdict, given = self.oracle(action)
-        before = snapshot(self.env)
-        try:
-            with quiet():
-                got = self.env.step(action)
-        except CLEAN as e:
-            self.expect_clean_rejection(e, before, f"step({describe(action)})")
-            assert verdict != "valid", f"rejected {describe(action)}, which Gymnasium takes: {e!r}"
-            return
-        assert verdict != "invalid", f"accepted {describe(action)}, which Gymnasium rejects"
-        with quiet():
-            exp = self.ref.step(given)
-        self.compare(got, exp, action)
+        out = self.checked_step(action, describe(action), verdict, given)
+        if out is not None:
+            self.compare(*out, action)
 
     def compare(self, got, exp, action):
         what = f"step({describe(action)})"
@@ -718,8 +724,9 @@ class SingleMachine(Base):
         with quiet():
             if which == 0:
                 exp = self.ref.step(action)
-                if self.env_id in OBS_IS_STATE:
-                    # The step's obs is the env's state, as in Gymnasium:
+                if self.env.unwrapped._core.obs_is_state:
+                    # The step's obs is the env's state, as in Gymnasium's
+                    # MountainCarContinuous (its def's obs_state_reader):
                     # mangling it is a state edit, which tests/test_live_obs.py
                     # checks against Gymnasium (resizes and layouts included).
                     self.env.step(action)
@@ -773,18 +780,9 @@ class BatchMachine(Base):
         actions = recipe.build()
         self.t(f"step {recipe!r} -> {describe(actions)}")
         verdict, given = canonical(self.env_id, self.n, actions)
-        before = snapshot(self.env)
-        try:
-            with quiet():
-                got = self.env.step(actions)
-        except CLEAN as e:
-            self.expect_clean_rejection(e, before, f"step({recipe!r})")
-            assert verdict != "valid", f"rejected {recipe!r}, which {self.REF} takes: {e!r}"
-            return
-        assert verdict != "invalid", f"accepted {recipe!r}, which Gymnasium rejects"
-        with quiet():
-            exp = self.ref.step(given)
-        self.compare(got, exp, f"step({recipe!r})")
+        out = self.checked_step(actions, repr(recipe), verdict, given, self.REF)
+        if out is not None:
+            self.compare(*out, f"step({recipe!r})")
 
 
 def vec_make_ref(env_id, n, limit, mode):
