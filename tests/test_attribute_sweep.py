@@ -294,20 +294,23 @@ def _call(f: Any, *args: Any) -> tuple[Any, BaseException | None]:
             return None, e
 
 
-def _step_pair(ref_step: Any, our_step: Any, a: Any, at: str) -> tuple[Any, Any] | None:
-    """Steps Gymnasium (time-limited) and ccgym with a: (Gymnasium's, ccgym's)
-    results, or None where the case ends there: Gymnasium hung, or raised,
-    and then ccgym must have raised the same class."""
-    r, rexc = _call(_limited, ref_step, a)
-    o, oexc = _call(our_step, a)
-    if isinstance(rexc, GymnasiumHangs):
-        return None
-    if rexc is not None:
-        assert oexc is not None and isinstance(oexc, type(rexc)), (
-            f"{at}: Gymnasium raises {rexc!r}, ccgym {oexc!r} (returned {o!r})")
-        return None
-    assert oexc is None, f"{at}: ccgym raises {oexc!r}, Gymnasium returns {r!r}"
-    return r, o
+def _step_pairs(ref: Any, ours: Any, acts: list[Any], where: str) -> Any:
+    """Steps Gymnasium (time-limited) and ccgym with each of acts: yields
+    (at, Gymnasium's results, ccgym's), at naming the step, until the case
+    ends: Gymnasium hung, or raised, and then ccgym must have raised the same
+    class."""
+    for t, a in enumerate(acts):
+        at = f"{where} step {t}"
+        r, rexc = _call(_limited, ref.step, a)
+        o, oexc = _call(ours.step, a)
+        if isinstance(rexc, GymnasiumHangs):
+            return
+        if rexc is not None:
+            assert oexc is not None and isinstance(oexc, type(rexc)), (
+                f"{at}: Gymnasium raises {rexc!r}, ccgym {oexc!r} (returned {o!r})")
+            return
+        assert oexc is None, f"{at}: ccgym raises {oexc!r}, Gymnasium returns {r!r}"
+        yield at, r, o
 
 
 def compare_single(ref: gym.Env, ours: gym.Env, watch: list[str], where: str) -> None:
@@ -322,12 +325,7 @@ def step_both(ref: gym.Env, ours: gym.Env, acts: list[Any], watch: list[str],
     """Steps both with acts (reset when terminated), comparing everything;
     ends at the first step Gymnasium raises in, where ccgym must raise the
     same class."""
-    for t, a in enumerate(acts):
-        at = f"{where} step {t}"
-        pair = _step_pair(ref.step, ours.step, a, at)
-        if pair is None:
-            return
-        r, o = pair
+    for at, r, o in _step_pairs(ref, ours, acts, where):
         assert r[0].dtype == o[0].dtype and r[0].tobytes() == o[0].tobytes(), \
             f"{at}: obs {show(o[0])} vs Gymnasium's {show(r[0])}"
         assert same(r[1], o[1]), f"{at}: reward {show(o[1])} vs Gymnasium's {show(r[1])}"
@@ -351,8 +349,6 @@ def _cases() -> list[Any]:
     cases = []
     for env_id in ccgym.ENV_IDS:
         ref_id = reference_id(env_id)
-        kind = _frontend.env_class(env_id).kind
-        info = _core.env_info(kind)
         attrs = gym_attributes(ref_id)
         ways: list[tuple[str, str]] = [(a, w) for a in attrs for w in ("reset", "mid")]
         ways += [(k, "keyword") for k in gym_keywords(ref_id)]
@@ -446,11 +442,6 @@ def _vector_case(env_id: str, name: str, value: Any, case_seed: int, where: str)
             for a, b in zip(actions(space, case_seed, STEPS), actions(space, case_seed + 1, STEPS))]
     r, o = ref.reset(seed=SEED), ours.reset(seed=SEED)
     assert_same(o[0], r[0], where + " reset")
-    for t, a in enumerate(acts):
-        at = f"{where} step {t}"
-        pair = _step_pair(ref.step, ours.step, a, at)
-        if pair is None:
-            return
-        r, o = pair
+    for at, r, o in _step_pairs(ref, ours, acts, where):
         for k in range(4):
             assert_same(o[k], r[k], f"{at} item {k}")

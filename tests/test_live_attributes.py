@@ -772,6 +772,16 @@ def _restore_class_torques(saved: tuple[Any, Any, list[Any], list[Any]]) -> None
     gcc.AcrobotEnv.AVAIL_TORQUE = ref
 
 
+def _run_with_class_torques(ours: Any, torques: list[Any], seed: int, steps: int) -> None:
+    """Gymnasium's AcrobotEnv with class-level AVAIL_TORQUE `torques`, reset
+    with `seed`, and ours from its state: stepped side by side."""
+    gcc.AcrobotEnv.AVAIL_TORQUE = torques
+    ref = gcc.AcrobotEnv()
+    ref.reset(seed=seed)
+    ours.state = np.array(ref.state)
+    run(ref, ours, "Acrobot", steps, seed=seed + 1)
+
+
 def test_acrobot_class_level_avail_torque_reaches_every_env():
     """Gymnasium's AcrobotEnv.AVAIL_TORQUE is a class attribute: assigning it
     on the class (directly or through gym.make(...).unwrapped.__class__), or
@@ -944,11 +954,7 @@ def test_acrobot_class_level_avail_torque_with_threads():
             stop.set()
             worker.join()
         assert not errors, errors
-        gcc.AcrobotEnv.AVAIL_TORQUE = list(ce.AcrobotEnv.AVAIL_TORQUE)
-        ref = gcc.AcrobotEnv()
-        ref.reset(seed=81)
-        ours.state = np.array(ref.state)
-        run(ref, ours, "Acrobot", 40, seed=82)
+        _run_with_class_torques(ours, list(ce.AcrobotEnv.AVAIL_TORQUE), 81, 40)
     finally:
         _restore_class_torques(saved)
 
@@ -1612,10 +1618,6 @@ def test_acrobot_class_level_change_during_a_reread_is_not_lost():
         assert calls == [(-1.0, 0.0, 1.5)]
         ours.step(2)
         assert ours._c_torques() == (-1.0, 0.0, 2.5)
-        gcc.AcrobotEnv.AVAIL_TORQUE = [-1.0, 0.0, 2.5]
-        ref = gcc.AcrobotEnv()
-        ref.reset(seed=91)
-        ours.state = np.array(ref.state)
-        run(ref, ours, "Acrobot", 20, seed=92)
+        _run_with_class_torques(ours, [-1.0, 0.0, 2.5], 91, 20)
     finally:
         _restore_class_torques(saved)
