@@ -525,6 +525,17 @@ class Base(RuleBasedStateMachine):
             exp = self.ref.step(given)
         return got, exp
 
+    def replace_by_clone(self, how: str) -> None:
+        """The env replaced by its pickle round trip or deepcopy, which must
+        snapshot the same (the machines that have a clone rule)."""
+        self.t(f"clone by {how}")
+        with quiet():
+            clone = (pickle.loads(pickle.dumps(self.env)) if how == "pickle"
+                     else copy.deepcopy(self.env))
+        assert snapshots_equal(snapshot(clone), snapshot(self.env)), f"{how} is not exact"
+        old, self.env = self.env, clone
+        old.close()
+
     @invariant()
     def never_busy_and_same_layout(self) -> None:
         if self.env is None:
@@ -707,13 +718,7 @@ class SingleMachine(Base):
 
     @rule(how=st.sampled_from(["pickle", "deepcopy"]))
     def clone(self, how):
-        self.t(f"clone by {how}")
-        with quiet():
-            clone = (pickle.loads(pickle.dumps(self.env)) if how == "pickle"
-                     else copy.deepcopy(self.env))
-        assert snapshots_equal(snapshot(clone), snapshot(self.env)), f"{how} is not exact"
-        old, self.env = self.env, clone
-        old.close()
+        self.replace_by_clone(how)
 
     @rule(which=st.sampled_from([0, 1]), how=MANGLE, size=SIZES)
     def mangle_output(self, which, how, size):
@@ -936,13 +941,7 @@ class VectorMachine(BatchMachine):
 
     @rule(how=st.sampled_from(["pickle", "deepcopy"]))
     def clone(self, how):
-        self.t(f"clone by {how}")
-        with quiet():
-            clone = (pickle.loads(pickle.dumps(self.env)) if how == "pickle"
-                     else copy.deepcopy(self.env))
-        assert snapshots_equal(snapshot(clone), snapshot(self.env)), f"{how} is not exact"
-        old, self.env = self.env, clone
-        old.close()
+        self.replace_by_clone(how)
 
     @rule(source=st.sampled_from(["step", "reset", "episode_returns", "episode_lengths",
                                   "elapsed_steps"]),
