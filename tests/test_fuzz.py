@@ -202,7 +202,10 @@ def canonical_vector_actions(env_id: str, n: int, actions):
         return np.ascontiguousarray(np.asarray(actions).astype(np.int64))
 
 
-def check_vector_step(env, ref, env_id: str, n: int, actions) -> None:
+def stepped(env, actions):
+    """env.step(actions), which must leave the caller's actions as they were,
+    and the env too where it refuses them: (its results, the state before
+    it), or None when refused."""
     before = env.get_state()
     kept = copy_of(actions)
     try:
@@ -211,8 +214,16 @@ def check_vector_step(env, ref, env_id: str, n: int, actions) -> None:
     except CLEAN:
         assert snapshot_equal(env.get_state(), before), "a rejected step changed the env"
         assert unchanged(actions, kept)
-        return
+        return None
     assert unchanged(actions, kept), "step wrote into the caller's actions"
+    return out, before
+
+
+def check_vector_step(env, ref, env_id: str, n: int, actions) -> None:
+    got = stepped(env, actions)
+    if got is None:
+        return
+    out, before = got
     canon = canonical_vector_actions(env_id, n, actions)
     if env_id not in CONTINUOUS_IDS:
         assert np.all((canon >= 0) & (canon < N_ACTIONS[reference_id(env_id)])), f"accepted {actions!r}"
@@ -258,16 +269,10 @@ def test_single_step_anything(data, env_id):
     env, ref = _SINGLE_CACHE[env_id]
     action = data.draw(st.one_of(values(1), plausible_actions(env_id, 1),
                                  st.integers(-2, 4)))
-    before = env.get_state()
-    kept = copy_of(action)
-    try:
-        with quiet():
-            out = env.step(action)
-    except CLEAN:
-        assert snapshot_equal(env.get_state(), before)
+    got = stepped(env, action)
+    if got is None:
         return
-    finally:
-        assert unchanged(action, kept)
+    out, before = got
     canon = canonical_single_action(env_id, action)
     ref.set_state(before)
     with quiet():
@@ -588,14 +593,17 @@ def test_call_racing_a_step_in_validation_is_rejected(second):
     other_state = other_snap.get_state()
     outcome = {}
 
+    def second_call(e):
+        if second == "step":
+            e.step(arr)
+        elif second == "reset":
+            e.reset(seed=7)
+        else:
+            e.set_state(other_state)
+
     def other():
         try:
-            if second == "step":
-                env.step(arr)
-            elif second == "reset":
-                env.reset(seed=7)
-            else:
-                env.set_state(other_state)
+            second_call(env)
             outcome["B"] = "ok"
         except RuntimeError as e:
             outcome["B"] = str(e)
@@ -614,13 +622,24 @@ def test_call_racing_a_step_in_validation_is_rejected(second):
     ref.set_state(start)
     if outcome["A"] == "ok":
         ref.step(arr)
-    elif second == "step":
-        ref.step(arr)
-    elif second == "reset":
-        ref.reset(seed=7)
     else:
-        ref.set_state(other_state)
+        second_call(ref)
     assert snapshot_equal(env.get_state(), ref.get_state())
+
+
+def _run_threads(worker, n_threads: int, switch_interval: float) -> None:
+    """worker(k) for k < n_threads in as many threads at once, with the
+    interpreter switching threads every switch_interval seconds."""
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(switch_interval)
+    try:
+        threads = [threading.Thread(target=worker, args=(k,)) for k in range(n_threads)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        sys.setswitchinterval(old)
 
 
 def _storm(env, calls_per_thread: list[list], n_threads: int):
@@ -650,16 +669,7 @@ def _storm(env, calls_per_thread: list[list], n_threads: int):
             except BaseException as e:  # noqa: BLE001 - reported below
                 errors.append(e)
 
-    old = sys.getswitchinterval()
-    sys.setswitchinterval(1e-5)
-    try:
-        threads = [threading.Thread(target=worker, args=(k,)) for k in range(n_threads)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-    finally:
-        sys.setswitchinterval(old)
+    _run_threads(worker, n_threads, 1e-5)
     assert not errors, errors
     return done
 
@@ -779,16 +789,7 @@ def test_concurrent_single_env_storm_equals_sequential_replay(with_resets):
             except RuntimeError as e:
                 assert "thread" in str(e)
 
-    old = sys.getswitchinterval()
-    sys.setswitchinterval(1e-6)
-    try:
-        threads = [threading.Thread(target=worker, args=(k,)) for k in range(2)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-    finally:
-        sys.setswitchinterval(old)
+    _run_threads(worker, 2, 1e-6)
     assert sum(len(d) for d in done) >= 1
     replayed = _replay(make, start, done, final=env.get_state())
     assert snapshot_equal(env.get_state(), replayed.get_state())
