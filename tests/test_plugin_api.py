@@ -120,7 +120,7 @@ from ccgym.vector import VectorEnv
 
 warnings.simplefilter("error")
 for kind, stock_id in (("CartPole", "CartPole-v1"), ("Pendulum", "Pendulum-v1")):
-    new = kind + "Copy"
+    new = kind + "Twin"  # (not "Copy": tools/new_env.py's example name, a scaffolded build has it)
     cap = _core._test_def_capsule(kind, new)
     cls = ccgym.register_c_env(cap, id=f"test/{new}-v0", max_episode_steps=50)
     assert ccgym.register_c_env(cap, id=f"test/{new}-v0", max_episode_steps=50) is cls
