@@ -1,4 +1,4 @@
-"""The env table (each env's C def, listed in the registry src/envs.c) is the
+"""The env table (each env's C def, listed in the registry src/envs.def) is the
 one source of every env fact the layers above use. These tests fail when it
 drifts: from the installed Gymnasium's classes (default parameters read off
 instances, spaces, reset bounds, screen sizes), from ccgym's Python classes,

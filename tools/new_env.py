@@ -10,9 +10,10 @@ new name and registers it, and touches nothing else:
   ``src/<kind>_lanes.c``, renamed the same way), and
   ``python/ccgym/_env_<name>.py`` (its single-env class: the source's class
   for the new kind);
-- edits two files, one registry line each: ``src/envs.c`` (the def, in the
-  C registry) and ``python/ccgym/_registration.py`` (each id of the source
-  env under the new name, with its step limit and threshold).
+- edits two files, adding one registry line to each: ``src/envs.def`` (the
+  def, in the C registry's list) and ``python/ccgym/_registration.py`` (each
+  id of the source env under the new name, with its step limit and
+  threshold: one line per id).
 
 CMake compiles every ``src/*.c`` of the kernels, and every shared layer
 reads the new env from its def, so a build after this gives the new ids
@@ -70,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
     new = snake(args.name)
     old = args.source
     src_c, src_h = ROOT / "src" / f"{old}.c", ROOT / "include" / "ccgym" / f"{old}.h"
-    registry_c, registry_py = ROOT / "src" / "envs.c", ROOT / "python/ccgym/_registration.py"
+    registry_c, registry_py = ROOT / "src" / "envs.def", ROOT / "python/ccgym/_registration.py"
     for path in (src_c, src_h, registry_c, registry_py):
         if not path.is_file():
             parser.error(f"{path.relative_to(ROOT)} not found (run at the repository root; "
@@ -120,13 +121,10 @@ def main(argv: list[str] | None = None) -> int:
         writes[new_lanes] = note + rename_c(src_lanes.read_text())
 
     reg = registry_c.read_text()
-    include = f'#include "ccgym/{old}.h"\n'
-    entry = f"    &ccgym_{old}_def,\n"
-    if include not in reg or entry not in reg:
-        parser.error(f"src/envs.c has no {include.strip()} or {entry.strip()}")
-    reg = reg.replace(include, include + f'#include "ccgym/{new}.h"\n', 1)
-    last = reg.rindex("_def,\n") + len("_def,\n")
-    reg = reg[:last] + f"    &ccgym_{new}_def,\n" + reg[last:]
+    if f"CCGYM_ENV({old})\n" not in reg:
+        parser.error(f"src/envs.def has no CCGYM_ENV({old}) line")
+    last = reg.rindex(")\n") + len(")\n")  # after the list's last line
+    reg = reg[:last] + f"CCGYM_ENV({new})\n" + reg[last:]
 
     py = registry_py.read_text()
     lines = [ln for ln in py.splitlines(keepends=True)

@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
-# Adding an env is its own files plus one registry line each in C and Python:
-# checked for real. In a scratch copy of the committed tree (git archive
-# HEAD) this runs `python tools/new_env.py PendulumCopy --from pendulum`,
-# checks that it created only files whose paths carry the new name and edited
-# at most two existing files, builds and installs that tree into a fresh venv
-# of the current Python, and runs the whole test suite there (slow tests
-# too): tests/test_new_env.py checks the new id against its source everywhere
-# (single, vector in every autoreset mode, SB3, rendering, pickle/state,
-# attributes, bench with its ceiling), and every file that iterates over the
-# registry takes the new id in as it does the stock ones.
+# Adding an env is its own files plus one registry line each in C
+# (src/envs.def) and Python (_registration.py): checked for real. In a
+# scratch copy of the committed tree (git archive HEAD) this runs
+# `python tools/new_env.py PendulumCopy --from pendulum`, checks that it
+# created only files whose paths carry the new name and added one line to
+# each of at most two existing files, builds and installs that tree into a
+# fresh venv of the current Python, and runs the whole test suite there (slow
+# tests too): tests/test_new_env.py checks the new id against its source
+# everywhere (single, vector in every autoreset mode, SB3, rendering,
+# pickle/state, attributes, bench with its ceiling), and every file that
+# iterates over the registry takes the new id in as it does the stock ones.
 #
 # Usage: tools/scaffold_check.sh [-o WORKDIR]   (default: a temp dir, removed)
 # Measured on the 2-core machine: ~2 min for the build, ~7 min for the suite.
@@ -44,7 +45,14 @@ if [ -n "$bad_new" ] || [ "$edited" -gt 2 ]; then
   echo "new_env.py created files not named for the env ($bad_new) or edited $edited files (> 2)" >&2
   exit 1
 fi
-log "scaffold: $(echo "$status" | grep -c '^??') new files, $edited edited"
+# Each edit is one added registry line (Pendulum has one id), nothing removed.
+numstat=$(cd "$TREE" && git diff --numstat)
+echo "$numstat"
+if echo "$numstat" | awk '$1 != 1 || $2 != 0 {bad = 1} END {exit !bad}'; then
+  echo "new_env.py changed more than one line in an existing file" >&2
+  exit 1
+fi
+log "scaffold: $(echo "$status" | grep -c '^??') new files, $edited edited by one line each"
 
 python3 -m venv "$WORK/venv"
 "$WORK/venv/bin/python" -m pip install -q --upgrade pip

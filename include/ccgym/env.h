@@ -335,8 +335,9 @@ typedef struct ccgym_env_def {
                        uint8_t *special);
 } ccgym_env_def;
 
-/* The registry (src/envs.c): every stock env, the first entries of
- * _core.ENV_KINDS (registered plugins follow, in the binding's table). */
+/* The registry (src/envs.c, its list src/envs.def): every stock env, the
+ * first entries of _core.ENV_KINDS (registered plugins follow, in the
+ * binding's table). */
 extern const ccgym_env_def *const ccgym_envs[];
 extern const int ccgym_num_envs;
 

@@ -16,7 +16,7 @@ env is made. So it can run in two ways, with the same result:
 
 from __future__ import annotations
 
-# The one registry line of an id (besides its env's line in src/envs.c):
+# The one registry line of an id (besides its env's line in src/envs.def):
 # id -> (single-env class name, max_episode_steps, reward_threshold, module),
 # as Gymnasium registers them; the module defines the class (each stock env's
 # is its own, ccgym._env_<env>; tools/new_env.py writes one for a new env), and
