@@ -104,7 +104,11 @@ CCGYM_ALWAYS_INLINE void acrobot_lanes(const ccgym_batch *b, const void *actions
             sq_slow[2][i] = p->book ? s2 : 0.0; /* (nips: unused) */
             sq_any[i] = s0 + s1 + sq_slow[2][i];
         }
-        const size_t n_left = ccgym_block_list(sq_any, m, !sure, left);
+        /* (the fast backend's squares are x * x and leave none to pow: the
+         * fast build has no listing, whose stores and flag reads cost a
+         * block of one instance about a tenth of its step) */
+        const size_t n_left =
+            CCGYM_BLOCK_BK == CCGYM_BK_FAST ? 0 : ccgym_block_list(sq_any, m, !sure, left);
         for (size_t q = 0; q < n_left; q++) {
             const size_t i = left[q];
             if (!sure || sq_slow[0][i] != 0)
