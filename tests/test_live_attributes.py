@@ -27,14 +27,14 @@ from gymnasium.envs import classic_control as gcc
 
 import ccgym
 import ccgym.envs as ce
+from reference import class_pairs
 
-KINDS = ["CartPole", "MountainCar", "MountainCarContinuous", "Pendulum", "Acrobot"]
-GYM = {"CartPole": gcc.CartPoleEnv, "MountainCar": gcc.MountainCarEnv,
-       "MountainCarContinuous": gcc.Continuous_MountainCarEnv, "Pendulum": gcc.PendulumEnv,
-       "Acrobot": gcc.AcrobotEnv}
-OURS = {"CartPole": ce.CartPoleEnv, "MountainCar": ce.MountainCarEnv,
-        "MountainCarContinuous": ce.Continuous_MountainCarEnv, "Pendulum": ce.PendulumEnv,
-        "Acrobot": ce.AcrobotEnv}
+# Gymnasium's classic-control classes and ccgym's, read from both registries
+# (tests/reference.py), keyed by the ids' name ("CartPole", ...).
+_PAIRS = class_pairs()
+KINDS = list(_PAIRS)
+GYM = {k: pair[0] for k, pair in _PAIRS.items()}
+OURS = {k: pair[1] for k, pair in _PAIRS.items()}
 
 # A value for every live attribute that changes the dynamics within a short run.
 WRITES = {

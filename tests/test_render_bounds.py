@@ -26,7 +26,8 @@ from hypothesis import HealthCheck, Phase, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 import ccgym  # noqa: E402
-from ccgym import rendering  # noqa: E402
+from ccgym import _core, rendering  # noqa: E402
+from reference import NEWEST_GYM_IDS  # noqa: E402
 
 # A hang shows as a timeout: a frame takes milliseconds (seconds under ASan).
 TIMEOUT = 60.0
@@ -47,14 +48,20 @@ RAW_DEFAULTS = {
     "Pendulum-v1": {},
     "Acrobot-v1": {},
 }
-STATE_FIELDS = {
-    "CartPole-v1": ["x", "x_dot", "theta", "theta_dot"],
-    "MountainCar-v0": ["position", "velocity"],
-    "MountainCarContinuous-v0": ["position", "velocity"],
-    "Pendulum-v1": ["th", "thdot", "last_u"],
-    "Acrobot-v1": ["s0", "s1", "s2", "s3"],  # elements of the field "s"
-}
-ENVS = list(STATE_FIELDS)
+
+
+def _state_fields(env_id: str) -> list[str]:
+    """The float fields of an env's state, from its def; an array field's
+    elements as its name and index (Acrobot's "s" as s0 .. s3)."""
+    info = _core.env_info(rendering.kind_of(env_id))
+    dtype = np.dtype(info.state_dtype)
+    return [f"{name}{j}" if dtype[name].shape else name
+            for name in info.state_float_fields for j in range(int(np.prod(dtype[name].shape)))]
+
+
+# The newest id of each of Gymnasium's classic-control classes, from its registry.
+ENVS = list(NEWEST_GYM_IDS)
+STATE_FIELDS = {env_id: _state_fields(env_id) for env_id in ENVS}
 
 # Runs in the subprocess: reads [env_id, cases] (JSON, NaN/Infinity allowed)
 # from stdin; each case is {"state": {...}, "physics": {...}, "raw": {...}},
