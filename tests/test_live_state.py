@@ -31,16 +31,17 @@ def _gym_state(kind: str, when: str):
     return env.state
 
 
-# The length of Gymnasium's state, read from its env.
-LENGTH = {k: len(_gym_state(k, "after_reset")) for k in KINDS}
+# Gymnasium's state after reset and after a step, once per kind: its length
+# and where it is a mutable array are read from it.
+GYM_STATES = {(k, w): _gym_state(k, w) for k in KINDS for w in ("after_reset", "after_step")}
+LENGTH = {k: len(GYM_STATES[k, "after_reset"]) for k in KINDS}
 # A new value per component, in range, that changes the next observation.
 NEW = {"CartPole": [0.1, -0.3, 0.07, 0.4], "MountainCar": [-0.9, 0.02],
        "MountainCarContinuous": [-0.9, 0.02], "Pendulum": [2.5, -3.0],
        "Acrobot": [0.7, -1.2, 2.0, -5.0]}
 # Where Gymnasium's state is a mutable array, as its env shows: after reset
 # in all five, after a step in all but MountainCar (a tuple there).
-WHEN = [(k, w) for k in KINDS for w in ("after_reset", "after_step")
-        if isinstance(_gym_state(k, w), np.ndarray)]
+WHEN = [kw for kw, state in GYM_STATES.items() if isinstance(state, np.ndarray)]
 
 
 def step_both(ref, ours, a):

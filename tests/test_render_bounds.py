@@ -87,10 +87,11 @@ snap = venv.get_state()
 states = snap["state_buffer"].view(rendering._state_dtype(kind))
 for i, c in enumerate(cases):
     for k, v in c.get("state", {}).items():
-        if k.startswith("s") and k[1:].isdigit():
-            states[i]["s"][int(k[1:])] = v
-        else:
+        if k in states.dtype.names:
             states[i][k] = v
+        else:  # an array field's element, as _state_fields names it (Acrobot's s0 .. s3)
+            name = k.rstrip("0123456789")
+            states[i][name][int(k[len(name):])] = v
 params = venv._core.params_buffer.copy()
 fields = params.view(np.float64).reshape(n, -1)
 for name, default in raw_defaults.items():
