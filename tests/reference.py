@@ -87,6 +87,13 @@ DISCRETE_IDS = tuple(i for i in ccgym.ENV_IDS if is_discrete(i))
 # Each discrete id's number of actions (its def's n_actions).
 N_ACTIONS = {i: _core.env_info(_frontend.env_class(i).kind).n_actions for i in DISCRETE_IDS}
 
+# The discrete ids whose def refuses an unsigned action 0 (its rule
+# unsigned_zero_wraps: Gymnasium's step computes action - 1 in the action's
+# dtype, where 0 wraps around), in registry order.
+UNSIGNED_ZERO_REFUSED_IDS = tuple(
+    i for i in DISCRETE_IDS
+    if _core.env_info(_frontend.env_class(i).kind).action_rules["unsigned_zero_wraps"])
+
 # Gymnasium's own classic-control ids (its registry: no namespace, an entry
 # point in gymnasium.envs.classic_control), in its registry order: the ids the
 # parity files compare, read from Gymnasium instead of listed.

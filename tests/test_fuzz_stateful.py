@@ -70,7 +70,7 @@ from hypothesis.stateful import (
 
 import ccgym
 from array_helpers import set_shape
-from reference import reference_id, CONTINUOUS_IDS, N_ACTIONS
+from reference import reference_id, CONTINUOUS_IDS, N_ACTIONS, UNSIGNED_ZERO_REFUSED_IDS
 
 INNER = os.environ.get("CCGYM_FUZZ_INNER") == "1"
 EXAMPLES = int(os.environ.get("CCGYM_FUZZ_EXAMPLES", 5))
@@ -225,6 +225,14 @@ def arr_recipes(draw, good_shape: tuple, n_actions: int | None, prefer: str) -> 
     return Arr(values, dt.str, shape, layout, offset)
 
 
+def _holds_unsigned_zero(action: Any, arr: np.ndarray) -> bool:
+    """Whether a batch of discrete actions holds an unsigned 0: a numpy
+    unsigned 0 in a list or tuple, or a 0 in an unsigned array."""
+    if isinstance(action, (list, tuple)):
+        return any(isinstance(x, np.unsignedinteger) and x == 0 for x in action)
+    return arr.dtype.kind == "u" and not arr.all()
+
+
 def canonical(env_id: str, n: int | None, action: Any) -> tuple[str, Any]:
     """Gymnasium's view of a batch (n) or single (n None) action ccgym may
     take: ("valid", what to give Gymnasium) for one ccgym must accept and
@@ -257,6 +265,10 @@ def canonical(env_id: str, n: int | None, action: Any) -> tuple[str, Any]:
     if arr.dtype.kind not in "iu" or arr.shape != (n,):
         return "invalid", None
     if not np.all((arr >= 0) & (arr < N_ACTIONS[env_id])):
+        return "invalid", None
+    if env_id in UNSIGNED_ZERO_REFUSED_IDS and _holds_unsigned_zero(action, arr):
+        # Gymnasium's action - 1 wraps an unsigned 0 around (a push to the
+        # right): ccgym refuses it, by its def's unsigned_zero_wraps rule
         return "invalid", None
     return "valid", arr.astype(np.int64)
 
