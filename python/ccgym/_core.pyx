@@ -428,6 +428,7 @@ cdef int _check_fields(const ccgym_field *fields, int n, size_t size, str what,
     if n < 0 or n > 64 or (n > 0 and fields == NULL):
         raise ValueError(f"malformed env def: {n} {what} fields")
     names = set()
+    attrs = {}
     for k in range(n):
         name = _c_str(fields[k].name, f"{what} field {k}'s name")
         if not name.isidentifier() or name in names:
@@ -442,7 +443,13 @@ cdef int _check_fields(const ccgym_field *fields, int n, size_t size, str what,
             raise ValueError(f"malformed env def: {what} field {name!r} does not fit "
                              f"its {size}-byte struct")
         if params:
-            _c_str(fields[k].attr, f"field {name!r}'s attr", False)
+            attr = _c_str(fields[k].attr, f"field {name!r}'s attr", False)
+            # (EnvInfo.attributes would keep the last of two alike: a list's items share one)
+            if attr is not None and not fields[k].attr_class & CCGYM_ATTR_LIST_ITEM:
+                if attr in attrs:
+                    raise ValueError(f"malformed env def: attribute name {attr!r} is given to "
+                                     f"params fields {attrs[attr]!r} and {name!r}")
+                attrs[attr] = name
             _c_str(fields[k].choices, f"field {name!r}'s choices", False)
         elif fields[k].flags & ~CCGYM_STATE_TAG:
             raise ValueError(f"malformed env def: state field {name!r} has flags "
@@ -513,14 +520,16 @@ def _step_warn(str message):
     logger.warn(message)
 
 
-def register_c_def(capsule):
+def register_c_def(capsule, check=None):
     """Adds the env def in ``capsule`` (a PyCapsule named "ccgym.env_def"
     holding a ``const ccgym_env_def *``, from an extension module built
     against ccgym's headers) to the table of defs, after the stock envs, and
     returns its kind. TypeError for anything but a capsule; ValueError for
     another capsule name, another CCGYM_API_VERSION, a malformed def or a
-    kind already in the table. The capsule is kept for good (a def is never
-    removed)."""
+    kind already in the table. ``check``, if given, is called with the
+    def's EnvInfo and its :func:`def_spaces` before the def enters the
+    table; whatever it raises refuses the def. The capsule is kept for good
+    (a def is never removed)."""
     global _n_defs, ENV_KINDS
     if not PyCapsule_CheckExact(capsule):
         raise TypeError(f"expected a PyCapsule holding a ccgym env def, got "
@@ -553,7 +562,9 @@ def register_c_def(capsule):
     _defs[_n_defs] = d
     try:
         info = _env_info(_n_defs)
-    except Exception:
+        if check is not None:  # (ccgym.register_c_env's checks of values and names)
+            check(info, _def_spaces(d))
+    except BaseException:
         _defs[_n_defs] = NULL
         raise
     _n_defs += 1
@@ -612,7 +623,10 @@ def def_spaces(str kind):
     """(obs_low, obs_high, action_low, action_high) float32 arrays from kind's
     def (the action bounds None for a discrete action), and its render_fps.
     Every single env's spaces are built from them (ccgym._single_env._def_spaces)."""
-    cdef const ccgym_env_def *d = _env_def(kind)
+    return _def_spaces(_env_def(kind))
+
+
+cdef tuple _def_spaces(const ccgym_env_def *d):
     return (_floats(d.obs_low, d.obs_dim), _floats(d.obs_high, d.obs_dim),
             _floats(d.action_low, d.action_dim), _floats(d.action_high, d.action_dim),
             d.render_fps)

@@ -102,13 +102,18 @@ def c_env_class(kind: str, module: str | None, name: str) -> type[CEnv]:
     """The single-env class of a registered C def (made once per kind)."""
     cls = _PLUGIN_CLASSES.get(kind)
     if cls is None:
-        cls = type(name, (CEnv,), {
-            "kind": kind, "_plugin_module": module, "__module__": module or __name__,
-            "__qualname__": name,
-            "__doc__": f"The single env of the C env def {kind!r} (module {module})."})
+        cls = type(name, (CEnv,), _class_dict(kind, module, name))
         _attributes.install(cls)
         _PLUGIN_CLASSES[kind] = cls
     return cls
+
+
+def _class_dict(kind: str, module: str | None, name: str) -> dict[str, Any]:
+    """The namespace of kind's class (c_env_class): a plugin's attribute
+    names may not take its keys (ccgym._plugins.env_members)."""
+    return {"kind": kind, "_plugin_module": module, "__module__": module or __name__,
+            "__qualname__": name,
+            "__doc__": f"The single env of the C env def {kind!r} (module {module})."}
 
 
 def _plugin_env(module: str | None, kind: str) -> CEnv:
