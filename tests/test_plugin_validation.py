@@ -448,3 +448,29 @@ def test_source_is_public_macros_only():
     assert includes == {"#include <Python.h>", "#include <math.h>",
                         '#include "ccgym/ccgym.h"'}
     assert textwrap.dedent(src).count("CCGYM_DEFINE_ENV(") == len(_variants())
+
+
+def test_constructor_keywords_cover_every_front_end():
+    """A def's keyword or physics field named as a front end's own parameter
+    would be taken by that front end: the list holds every named parameter
+    of the single env, ccgym's vector env and make_vec, Gymnasium's make and
+    make_vec, and ccgym.sb3.VecEnv (checked against its signature when
+    Stable-Baselines3 is installed)."""
+    import inspect
+
+    import gymnasium as gym
+
+    from ccgym import _plugins, vector
+
+    kw = _plugins.constructor_keywords()
+    for fn in (vector.VectorEnv.__init__, gym.make, gym.make_vec):
+        assert {p.name for p in inspect.signature(fn).parameters.values()
+                if p.kind is not p.VAR_KEYWORD and p.name != "self"} <= kw
+    assert {"num_envs", "num_threads", "max_episode_steps", "render_mode"} <= \
+        _plugins._sb3_vec_env_keywords()
+    pytest.importorskip("stable_baselines3")
+    from ccgym import sb3
+
+    assert {p.name for p in inspect.signature(sb3.VecEnv.__init__).parameters.values()
+            if p.kind is not p.VAR_KEYWORD and p.name != "self"} <= kw
+

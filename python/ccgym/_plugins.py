@@ -375,5 +375,25 @@ def constructor_keywords() -> frozenset[str]:
                gym.make_vec):
         names |= {p.name for p in inspect.signature(fn).parameters.values()
                   if p.kind not in (p.VAR_KEYWORD, p.VAR_POSITIONAL)}
+    names |= _sb3_vec_env_keywords()
     names.discard("self")
     return frozenset(names)
+
+
+def _sb3_vec_env_keywords() -> set[str]:
+    """ccgym.sb3.VecEnv.__init__'s named parameters, read from its source:
+    importing ccgym.sb3 would import Stable-Baselines3 and torch."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("ccgym.sb3")
+    if spec is None or spec.origin is None:
+        return set()
+    with open(spec.origin, encoding="utf-8") as f:
+        tree = ast.parse(f.read())
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef) and node.name == "VecEnv":
+            for fn in node.body:
+                if isinstance(fn, ast.FunctionDef) and fn.name == "__init__":
+                    a = fn.args
+                    return {x.arg for x in a.posonlyargs + a.args + a.kwonlyargs}
+    return set()
