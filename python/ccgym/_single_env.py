@@ -506,6 +506,28 @@ class _CoreEnv(gym.Env):
     def _constructor_kwargs(self) -> dict[str, Any]:
         raise NotImplementedError
 
+    def __copy__(self) -> _CoreEnv:
+        """``copy.copy(env)`` as Gymnasium's default shallow copy: a new env
+        in the same state holding the original's objects. It shares the
+        ``np_random`` Generator (the copy's C draws go through it, as an
+        assigned Generator's do, so both envs advance one stream until
+        either is reseeded), the ``state`` object (an in-place edit of it
+        changes both envs' next step until one of them steps or resets),
+        the spaces and the attribute values. Everything else is the copy's
+        own, as in Gymnasium, where a step or reset replaces those
+        attributes rather than mutating them."""
+        cls = type(self)
+        new = cls.__new__(cls)
+        new.__setstate__(self.__getstate__())
+        new._np_random = self.np_random  # one Generator, one stream
+        new.observation_space = self.observation_space
+        new.action_space = self.action_space
+        if self._core.has_reset:
+            obj = self.state  # hands one out if none is (Gymnasium's copy holds it)
+            handed = self.__dict__.get("_handed")
+            new._hand_out(obj, written=bool(handed and handed[1] is obj and handed[3]))
+        return new
+
     # Pickling and deepcopy rebuild the env and restore its state bit for bit.
     def __getstate__(self) -> dict[str, Any]:
         state, edited = self._snapshot_and_edit()
