@@ -216,6 +216,31 @@ def test_pickle_and_deepcopy_step_as_the_original(env_id):
                 and np.array_equal(o[2], c[2]), f"step {t}"
 
 
+@pytest.mark.parametrize("env_id", ["CartPole-v1", "Pendulum-v1"])
+def test_make_vec_env_result_pickles_and_deepcopies_as_sb3s(env_id):
+    """SB3's make_vec_env result (a DummyVecEnv of Monitor-wrapped envs)
+    pickles and deep-copies; ccgym's (its monitor over the batch) too, and the
+    copies step and count episodes as the original."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        theirs = sb3_make_vec_env(reference_id(env_id), n_envs=2, seed=0)
+    ours = make_vec_env(env_id, n_envs=2, seed=0)
+    for venv in (theirs, ours):
+        venv.reset()
+        for a in actions(venv, 30, 0):
+            venv.step(a)
+    twins = [pickle.loads(pickle.dumps(ours)), copy.deepcopy(ours)]
+    sb3_twins = [pickle.loads(pickle.dumps(theirs)), copy.deepcopy(theirs)]
+    for t, a in enumerate(actions(ours, 300, 1)):
+        outs = [v.step(a) for v in [theirs, ours] + sb3_twins + twins]
+        for k, o in enumerate(outs[1:]):
+            assert o[0].tobytes() == outs[0][0].tobytes(), f"step {t}, copy {k}"
+            assert np.array_equal(o[2], outs[0][2]), f"step {t}, copy {k}"
+            for i in np.flatnonzero(o[2]):
+                assert o[3][i]["episode"]["r"] == outs[0][3][i]["episode"]["r"]
+                assert o[3][i]["episode"]["l"] == outs[0][3][i]["episode"]["l"]
+
+
 @pytest.mark.parametrize("env_id", IDS)
 def test_make_vec_env_metadata_is_dummyvecenvs(env_id):
     ours = make_vec_env(env_id, n_envs=2, seed=0)

@@ -17,6 +17,7 @@ imported by ``import ccgym``.
 from __future__ import annotations
 
 import copy
+import inspect
 import os
 import time
 import warnings
@@ -304,7 +305,20 @@ class VecEnv(_SB3VecEnv):
                 if value is not _MISSING:
                     out.append(value)
                     continue
+                # A mirror made for this read is kept only if the answer is
+                # an object the caller may change the env through (a state
+                # array, np_random, the env): then every step keeps it
+                # equal to the batch. has_attr and reads of numbers leave none.
                 m = self._mirror(i)
+                try:
+                    value = m.env.get_wrapper_attr(attr_name)
+                except BaseException:
+                    del self._mirrors[i]
+                    raise
+                if isinstance(value, _IMMUTABLE):
+                    del self._mirrors[i]
+                out.append(value)
+                continue
             out.append(m.env.get_wrapper_attr(attr_name))
         return out
 
@@ -642,6 +656,7 @@ def _snapshot_row(snap: dict[str, Any], i: int, one: dict[str, Any]) -> dict[str
 
 
 _MISSING = object()
+_IMMUTABLE = (int, float, complex, str, bytes, bool, np.generic, type(None))
 
 
 class VecMonitor(_SB3VecMonitor):
@@ -663,6 +678,18 @@ class VecMonitor(_SB3VecMonitor):
                  info_keywords: tuple[str, ...] = ()) -> None:
         self._native_core = venv.batch if isinstance(venv, VecEnv) else None
         super().__init__(venv, filename=filename, info_keywords=info_keywords)
+
+    # Copies and pickles: the batch is the wrapped VecEnv's (which copies
+    # itself whole), so the monitor takes the copy's.
+    # (SB3's class_attributes, a dict of the class's members, is rebuilt.)
+    def __getstate__(self) -> dict[str, Any]:
+        return {**self.__dict__, "_native_core": None, "class_attributes": None}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self.class_attributes = dict(inspect.getmembers(self.__class__))
+        if isinstance(self.venv, VecEnv):
+            self._native_core = self.venv.batch
 
     # SB3's running counters; with the C core they are read from C.
     @property
