@@ -296,7 +296,8 @@ class VecEnv(_SB3VecEnv):
         for i in idx:
             m = self._mirrors.get(i)
             if m is None:
-                if attr_name == "_elapsed_steps" and self.max_episode_steps:
+                if attr_name == "_elapsed_steps" and self.max_episode_steps \
+                        and self._core.has_reset:  # (TimeLimit's is None before)
                     if elapsed is None:
                         elapsed = self._core.elapsed  # computed on each read: once
                     out.append(int(elapsed[i]))
