@@ -30,6 +30,10 @@ bytes: the sign of zero and NaN bits count). Each case is one of:
   compatibility, "Values ccgym refuses");
 * Gymnasium's step does not finish (:class:`GymnasiumHangs`): the case ends.
 
+Shallow copies (``copy.copy(env.unwrapped)``, then the original and the copy
+driven in a random interleaving: :func:`test_shallow_copy_sweep`) are
+compared with Gymnasium's shallow copies the same way.
+
 The default run takes a deterministic sample (a few cases per attribute,
 a few seconds); ``CCGYM_SWEEP=long python -m pytest tests/test_attribute_sweep.py``
 runs every case (docs/develop.md).
@@ -445,3 +449,84 @@ def _vector_case(env_id: str, name: str, value: Any, case_seed: int, where: str)
     for at, r, o in _step_pairs(ref, ours, acts, where):
         for k in range(4):
             assert_same(o[k], r[k], f"{at} item {k}")
+
+
+# ------------------------------------------------------------ shallow copies
+# copy.copy(env.unwrapped) is Gymnasium's default shallow copy: the copy's
+# __dict__ holds the original's objects, so both draw from one np_random
+# Generator (and hold one state object until a step replaces it). The
+# sweep makes the copy at reset or mid-episode, then drives the original
+# and the copy in a random interleaving of steps, unseeded and seeded
+# resets, np_random draws and in-place edits of the state, comparing both
+# with Gymnasium's pair after every operation.
+
+COPY_OPS = ("step", "reset", "reset seeded", "draw", "edit state")
+COPY_SEQUENCES = 40 if LONG else 4  # per id and copy point
+COPY_LENGTH = 14
+
+
+def _copy_cases() -> list[Any]:
+    return [pytest.param(env_id, when, k, id=f"{env_id}-copy-{when}-{k}")
+            for env_id in ccgym.ENV_IDS for when in ("reset", "mid")
+            for k in range(COPY_SEQUENCES)]
+
+
+def _copy_op(env: Any, op: str, action: Any, seed: int) -> Any:
+    if op == "step":
+        return env.step(action)
+    if op == "reset":
+        return env.reset()
+    if op == "reset seeded":
+        return env.reset(seed=seed)
+    if op == "draw":
+        return env.np_random.random()
+    # An in-place edit of the state object the env holds (Gymnasium's
+    # shallow copy holds the same one).
+    state = env.state
+    if isinstance(state, np.ndarray) and state.dtype.kind == "f":
+        state[0] = state[0] * 0.5
+    return None
+
+
+def _same_result(r: Any, o: Any) -> bool:
+    if isinstance(r, tuple):
+        return len(r) == len(o) and all(_same_result(x, y) for x, y in zip(r, o))
+    if isinstance(r, dict):
+        return r == o
+    return same(r, o)
+
+
+@pytest.mark.parametrize("env_id,when,k", _copy_cases())
+def test_shallow_copy_sweep(env_id, when, k):
+    import copy
+
+    rng = random.Random(f"{env_id}/copy/{when}/{k}")
+    ref_id = reference_id(env_id)
+    watch = gym_attributes(ref_id)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # CartPole-v0 is out of date
+        ref = gym.make(ref_id).unwrapped
+        ours = gym.make(f"ccgym/{env_id}").unwrapped
+    acts = actions(ref.action_space, rng.randrange(2 ** 16), MID + COPY_LENGTH)
+    ro, _ = ref.reset(seed=SEED)
+    oo, _ = ours.reset(seed=SEED)
+    assert ro.tobytes() == oo.tobytes()
+    if when == "mid":
+        for a in acts[:MID]:
+            _call(ref.step, a)
+            _call(ours.step, a)
+    pairs = [(ref, ours), (copy.copy(ref), copy.copy(ours))]
+    for t in range(COPY_LENGTH):
+        which = rng.randrange(2)
+        op = rng.choice(COPY_OPS)
+        at = f"{env_id} copy at {when}, op {t}: {'copy' if which else 'original'}.{op}"
+        r_env, o_env = pairs[which]
+        r, rexc = _call(_copy_op, r_env, op, acts[MID + t], SEED + t)
+        o, oexc = _call(_copy_op, o_env, op, acts[MID + t], SEED + t)
+        if rexc is not None:
+            assert isinstance(oexc, type(rexc)), f"{at}: Gymnasium raises {rexc!r}, ccgym {oexc!r}"
+            return
+        assert oexc is None, f"{at}: ccgym raises {oexc!r}, Gymnasium returns {r!r}"
+        assert _same_result(r, o), f"{at}: ccgym returns {o!r}, Gymnasium {r!r}"
+        for side, (r_e, o_e) in zip(("original", "copy"), pairs):
+            compare_single(r_e, o_e, watch, f"{at}, then the {side}")

@@ -385,6 +385,8 @@ def test_batched_numpy_scalars_gymnasium_computes_in_their_type_are_refused(make
         assert env.get_physics() == before
     else:
         env = build()
+        # set_wrapper_attr reaches the env's physics (set_attr sets the
+        # outermost wrapper's attribute only, as DummyVecEnv's).
         with pytest.raises(TypeError, match="batched envs compute with float64"):
-            env.set_attr("g", np.float32(3.0))
+            env.env_method("set_wrapper_attr", "g", np.float32(3.0))
         assert env.get_attr("g") == [10.0] * N

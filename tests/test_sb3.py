@@ -300,17 +300,21 @@ def test_attrs_methods_wrappers_and_render():
     assert ours.get_attr("_elapsed_steps") == [5, 5, 5]
     ours.set_attr("tag", "x", indices=1)
     assert ours.get_attr("tag", indices=[1]) == ["x"]
-    with pytest.raises(ValueError, match="shared"):
-        ours.set_attr("g", 2.0, indices=[0])
-
-    # g changes the physics of every instance, as it would Gymnasium's envs.
+    # As DummyVecEnv's: set_wrapper_attr reaches each env and changes its
+    # physics; set_attr sets the outermost wrapper's attribute, read back
+    # per index, the physics unchanged (issue 45).
     ref = reference("Pendulum-v1", 3, g=2.0)
-    ours.set_attr("g", 2.0)
-    assert ours.get_attr("g") == [2.0] * 3
-    ref.seed(4), ours.seed(4)
-    ref.reset(), ours.reset()
+    same_ops = reference("Pendulum-v1", 3, g=9.81)
+    for venv in (same_ops, ours):
+        venv.env_method("set_wrapper_attr", "g", 2.0)
+        venv.set_attr("g", 5.0, indices=[0])
+    assert ours.get_attr("g") == same_ops.get_attr("g") == [5.0, 2.0, 2.0]
+    ref.seed(4), ours.seed(4), same_ops.seed(4)
+    ref.reset(), ours.reset(), same_ops.reset()
     for t, a in enumerate(action_batches(ours, 50, seed=0)):
-        assert_same_step(ref.step(a), ours.step(a), f"step {t}")
+        out = ours.step(a)
+        assert_same_step(same_ops.step(a), out, f"step {t}")
+        assert_same_step(ref.step(a), out, f"step {t}")
 
     obs_info = ours.env_method("reset", seed=11, indices=[2])
     single = gym_make("Pendulum-v1", g=2.0)

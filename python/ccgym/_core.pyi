@@ -170,6 +170,7 @@ class Batch:
     def live_obs(self, value: None) -> None: ...
     def sync_live_obs(self) -> None: ...
     reset_needed_error: type[BaseException]
+    done_step_error: type[BaseException]
     invalid_action_error: type[BaseException]
     invalid_action_type_error: type[BaseException]
     def __init__(

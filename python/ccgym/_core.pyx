@@ -1182,6 +1182,7 @@ cdef class Batch:
     cdef str _follow_attr
     cdef tuple _follow_offsets      # its items' params field offsets
     cdef public object reset_needed_error
+    cdef public object done_step_error    # vector_step on a done instance, DISABLED mode
     cdef public object invalid_action_error
     cdef public object invalid_action_type_error
     cdef public bint copy_outputs
@@ -1241,6 +1242,7 @@ cdef class Batch:
         self._depth = 0
         self._step_warning = env_info(kind).step_warning
         self.reset_needed_error = RuntimeError
+        self.done_step_error = RuntimeError
         self.invalid_action_error = ValueError
         self.invalid_action_type_error = TypeError
         self.copy_outputs = True
@@ -1942,7 +1944,7 @@ cdef class Batch:
         if not self.has_reset:
             raise self.reset_needed_error("Cannot call step() before calling reset()")
         done = np.flatnonzero(self.pending_reset)
-        raise RuntimeError(
+        raise self.done_step_error(
             f"instances {done[:10].tolist()} are done and autoreset is disabled: "
             "reset them with reset(options={'reset_mask': mask}) before stepping")
 

@@ -36,6 +36,19 @@ from ccgym._frontend import (
 _DISCRETE_TAKES_UINT64 = bool(gym.spaces.Discrete(2).contains(np.uint64(0)))
 
 
+def _guarded(method: Callable[..., Any]) -> Callable[..., Any]:
+    """Runs a method that reads or rewrites the Python bookkeeping around the
+    C state (_handed, _written, the step binding) under the core's guard
+    (Batch.exclusive): a second thread's call meanwhile gets the core's
+    RuntimeError, as a second concurrent step does, instead of seeing the
+    bookkeeping half-rewritten (a bare KeyError). Nested calls in the same
+    thread go through."""
+    @functools.wraps(method)
+    def guarded(self: Any, *args: Any, **kwargs: Any) -> Any:
+        return self._core.exclusive(functools.partial(method, self, *args, **kwargs))
+    return guarded
+
+
 class _CoreEnv(gym.Env):
     """Shared machinery: one C instance, seeding, options, action checks."""
 
@@ -279,6 +292,7 @@ class _CoreEnv(gym.Env):
         error = self.__dict__["_step_error"]
         raise type(error)(*error.args)
 
+    @_guarded
     def _step_synced(self, action: Any):
         """step() when something must happen around the core's step1: a
         handed-out state written back, an assigned Generator kept in step,
@@ -303,6 +317,7 @@ class _CoreEnv(gym.Env):
             self._bind_step()  # the state's types may no longer need the action's
         return result
 
+    @_guarded
     def reset(self, *, seed: int | None = None, options: dict | None = None
               ) -> tuple[npt.NDArray[np.float32], dict[str, Any]]:
         """Resets the env; ``reset(seed=s)`` gives Gymnasium's initial state for ``s``,
@@ -430,6 +445,7 @@ class _CoreEnv(gym.Env):
         until the array is fixed or the state assigned)."""
         return self._snapshot_and_edit()[0]
 
+    @_guarded
     def _snapshot_and_edit(self) -> tuple[dict[str, Any], np.ndarray | None]:
         """(get_state's snapshot, a copy of the state array if it holds an
         in-place edit ccgym refuses, else None): what copies and pickles take."""
@@ -465,6 +481,9 @@ class _CoreEnv(gym.Env):
     def set_state(self, state: dict[str, Any]) -> None:
         """Restores a snapshot from :meth:`get_state` of the same env class."""
         check_snapshot(state)
+        self._core.exclusive(self._set_state, state)
+
+    def _set_state(self, state: dict[str, Any]) -> None:
         buffered = state.get("np_random_uint32", (0, 0))
         if not (isinstance(buffered, (tuple, list)) and len(buffered) == 2
                 and buffered[0] in (0, 1) and isinstance(buffered[1], (int, np.integer))
@@ -486,6 +505,28 @@ class _CoreEnv(gym.Env):
 
     def _constructor_kwargs(self) -> dict[str, Any]:
         raise NotImplementedError
+
+    def __copy__(self) -> _CoreEnv:
+        """``copy.copy(env)`` as Gymnasium's default shallow copy: a new env
+        in the same state holding the original's objects. It shares the
+        ``np_random`` Generator (the copy's C draws go through it, as an
+        assigned Generator's do, so both envs advance one stream until
+        either is reseeded), the ``state`` object (an in-place edit of it
+        changes both envs' next step until one of them steps or resets),
+        the spaces and the attribute values. Everything else is the copy's
+        own, as in Gymnasium, where a step or reset replaces those
+        attributes rather than mutating them."""
+        cls = type(self)
+        new = cls.__new__(cls)
+        new.__setstate__(self.__getstate__())
+        new._np_random = self.np_random  # one Generator, one stream
+        new.observation_space = self.observation_space
+        new.action_space = self.action_space
+        if self._core.has_reset:
+            obj = self.state  # hands one out if none is (Gymnasium's copy holds it)
+            handed = self.__dict__.get("_handed")
+            new._hand_out(obj, written=bool(handed and handed[1] is obj and handed[3]))
+        return new
 
     # Pickling and deepcopy rebuild the env and restore its state bit for bit.
     def __getstate__(self) -> dict[str, Any]:
@@ -567,6 +608,7 @@ class _CoreEnv(gym.Env):
         """Sets C params fields (ccgym._attributes.write_params)."""
         _attributes.write_params(self._core, self.kind, changes)
 
+    @_guarded
     def _sync(self) -> None:
         """Writes into C what the caller may have mutated in place: a handed-out
         state, a watched attribute value (Acrobot's AVAIL_TORQUE: an array from
@@ -654,6 +696,7 @@ class _CoreEnv(gym.Env):
         return AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     @property
+    @_guarded
     def state(self) -> Any:
         """Gymnasium's ``state`` (live; settable). Before the first reset:
         None in CartPole and Acrobot, absent (AttributeError) in the others,
@@ -676,6 +719,7 @@ class _CoreEnv(gym.Env):
     _state_none_error: ClassVar[type[Exception]] = TypeError
 
     @state.setter
+    @_guarded
     def state(self, value: Any) -> None:
         if value is None:
             self._core.reset_needed_error = _STATE_NONE_ERRORS[self._state_none_error]

@@ -16,6 +16,8 @@ imported by ``import ccgym``.
 
 from __future__ import annotations
 
+import copy
+import inspect
 import os
 import time
 import warnings
@@ -32,7 +34,7 @@ from stable_baselines3.common.vec_env.base_vec_env import (
     VecEnvStepReturn,
 )
 
-from ccgym import _core
+from ccgym import _attributes, _core
 from ccgym._frontend import (
     COMPENSATED_SUM,
     EpisodeSums,
@@ -48,7 +50,7 @@ from ccgym._frontend import (
     resolve_env_id,
     set_action_errors,
 )
-from ccgym._params import batch_params, keyword_defaults
+from ccgym._params import PHYSICS, batch_params, keyword_defaults, physics_value
 from ccgym._registration import gym_id
 
 __all__ = ["NativeBatchOffWarning", "VecEnv", "VecMonitor", "make_vec_env"]
@@ -130,13 +132,22 @@ class VecEnv(_SB3VecEnv):
         self._core.copy_outputs = False
         set_action_errors(self._core)  # ccgym.InvalidAction: an AssertionError too
         self._param_names = frozenset(keyword_defaults(self._kind))
-        self._attrs: list[dict[str, Any]] = [{} for _ in range(int(num_envs))]
+        # Instance i as DummyVecEnv's env i, for get_attr/set_attr/env_method:
+        # a gym.make'd ccgym single env made on first use (_mirror) and kept
+        # equal to the batch's row i (_pull after each batch call, _push
+        # before it and after each call on it).
+        self._mirrors: dict[int, _Mirror] = {}
+        # The seed each instance's stream was last seeded with (None: not
+        # known) and how often it was reseeded (a Generator handed out before
+        # a reseed keeps its old stream, as Gymnasium's old Generator does).
+        self._np_seeds: list[int | None] = [None] * int(num_envs)
+        self._seed_count = [0] * int(num_envs)
         self._actions: Any = None
-        self._has_reset = False
         self._viewer = None
         self.closed = False
         super().__init__(int(num_envs), self._proto.observation_space, self._proto.action_space)
         self.metadata = self._proto.metadata
+        self._render_mode_arg = render_mode
 
     # ------------------------------------------------------------- stepping
     def reset(self) -> VecEnvObs:
@@ -146,7 +157,10 @@ class VecEnv(_SB3VecEnv):
 
     def _reset(self) -> VecEnvObs:
         core = self._core
-        apply_seeds(core, batch_seeds(self._seeds, self.num_envs))
+        self._push_all()
+        seeds = batch_seeds(self._seeds, self.num_envs)
+        apply_seeds(core, seeds)
+        self._seeded(seeds, range(self.num_envs))
         # DummyVecEnv passes options only when non-empty; group equal ones so
         # each group is one C call.
         groups: list[tuple[dict, list[int]]] = []
@@ -165,7 +179,8 @@ class VecEnv(_SB3VecEnv):
         self._reset_seeds()
         self._reset_options()
         self.reset_infos = [{} for _ in range(self.num_envs)]
-        self._has_reset = True
+        core.has_reset = True
+        self._pull_all()
         return obs.copy()
 
     def step_async(self, actions: np.ndarray) -> None:
@@ -177,13 +192,17 @@ class VecEnv(_SB3VecEnv):
         return self._core.exclusive(self._step_wait)
 
     def _step_wait(self) -> VecEnvStepReturn:
-        if not self._has_reset:
+        if not self._core.has_reset:
             raise reset_needed("step()")
         actions, self._actions = self._actions, None
         if actions is None:
             raise RuntimeError("step_wait() called without a pending step_async(actions)")
         core = self._core
+        if self._mirrors:
+            self._push_all()
         obs, rew, term, trunc = core.step(actions)
+        if self._mirrors:
+            self._pull_all()
         dones = term | trunc
         infos: list[dict[str, Any]] = [{"TimeLimit.truncated": False}
                                        for _ in range(self.num_envs)]
@@ -240,80 +259,122 @@ class VecEnv(_SB3VecEnv):
     def _frames(self) -> np.ndarray:
         from ccgym.rendering import render_batch
 
-        if not self._has_reset:
+        if not self._core.has_reset:
             raise reset_needed("render()")
         return render_batch(self._kind, self._core)
 
     # ----------------------------------------------- attributes and methods
+    # SB3's DummyVecEnv answers these on env i, a gym.make'd env: get_attr
+    # is env_i.get_wrapper_attr(name), set_attr is setattr(env_i, ...) on
+    # the outermost wrapper (TimeLimit: the env's own attribute is not
+    # changed), env_method is env_i.get_wrapper_attr(method)(...). Here
+    # env i is a mirror of instance i (_Mirror): the same calls on it, and
+    # what they change in the env (state, RNG, physics, the TimeLimit
+    # counter) goes into the batch's row i. What the batch cannot step as
+    # the single env would (a time limit of its own, float32 physics, an
+    # assigned Generator, ...) is refused, the instance unchanged.
+
+    #: Read from the prototype env while instance i has no mirror: every
+    #: instance answers the same (immutable values only, see get_attr).
+    _SHARED = frozenset({"spec", "metadata", "render_mode", "observation_space",
+                         "action_space", "_max_episode_steps", "reward_range"})
+
     def get_attr(self, attr_name: str, indices: VecEnvIndices = None) -> list[Any]:
-        """One value per instance. Looked up in order: values stored with
-        :meth:`set_attr`; ``_elapsed_steps`` (per instance, from C); the
-        env's keyword parameters; attributes every instance shares, as
-        ``gym.make(id).get_wrapper_attr`` answers them (``spec``,
-        ``metadata``, ``render_mode``, spaces, ``_max_episode_steps``).
-        Per-instance physical state lives in C and is not exposed here."""
+        """One value per instance, as DummyVecEnv's ``get_attr`` over
+        ``gym.make(env_id)`` envs answers it (``env_i.get_wrapper_attr``):
+        the outermost wrapper's (values stored by :meth:`set_attr`,
+        ``_elapsed_steps``, ``_max_episode_steps``) or the env's own, per
+        instance: ``state``, ``np_random`` (a Generator over the instance's
+        stream: drawing from it advances what its next reset draws),
+        ``np_random_seed``, physical parameters, ``unwrapped``, ..."""
         idx = list(self._get_indices(indices))
-        if attr_name == "_elapsed_steps":
-            elapsed = self._core.elapsed  # computed on each read: once
-            return [int(elapsed[i]) for i in idx]
+        return self._core.exclusive(self._get_attr, attr_name, idx)
+
+    def _get_attr(self, attr_name: str, idx: list[int]) -> list[Any]:
         out = []
-        shared: Any = _MISSING
+        elapsed = None
         for i in idx:
-            if attr_name in self._attrs[i]:
-                out.append(self._attrs[i][attr_name])
+            m = self._mirrors.get(i)
+            if m is None:
+                if attr_name == "_elapsed_steps" and self.max_episode_steps \
+                        and self._core.has_reset:  # (TimeLimit's is None before)
+                    if elapsed is None:
+                        elapsed = self._core.elapsed  # computed on each read: once
+                    out.append(int(elapsed[i]))
+                    continue
+                value = self._proto_attr(attr_name)
+                if value is not _MISSING:
+                    out.append(value)
+                    continue
+                # A mirror made for this read is kept only if the answer is
+                # an object the caller may change the env through (a state
+                # array, np_random, the env): then every step keeps it
+                # equal to the batch. has_attr and reads of numbers leave none.
+                m = self._mirror(i)
+                try:
+                    value = m.env.get_wrapper_attr(attr_name)
+                except BaseException:
+                    del self._mirrors[i]
+                    raise
+                if isinstance(value, _IMMUTABLE):
+                    del self._mirrors[i]
+                out.append(value)
                 continue
-            if shared is _MISSING:
-                shared = self._shared_attr(attr_name)
-            out.append(shared)
+            out.append(m.env.get_wrapper_attr(attr_name))
         return out
 
-    def set_attr(self, attr_name: str, value: Any, indices: VecEnvIndices = None) -> None:
-        """Sets an attribute on instances. The env's keyword parameters (e.g.
-        Pendulum's ``g``) are shared by every instance in C, so they can only
-        be set on all of them at once; they take effect from the next step.
-        Other names are stored per instance and returned by :meth:`get_attr`."""
-        idx = list(self._get_indices(indices))
-        if attr_name in self._param_names:
-            if sorted(idx) != list(range(self.num_envs)):
-                raise ValueError(
-                    f"{attr_name!r} is a parameter shared by all {self.num_envs} instances "
-                    "of a ccgym batch; set it with indices=None"
-                )
-            self._core.exclusive(self._set_param, attr_name, value)
-            return
-        if attr_name in ("render_mode", "observation_space", "action_space", "spec",
-                         "metadata", "_elapsed_steps", "_max_episode_steps"):
-            raise AttributeError(f"{attr_name!r} of a ccgym VecEnv cannot be changed")
-        for i in idx:
-            self._attrs[i][attr_name] = value
+    def _proto_attr(self, name: str) -> Any:
+        """What every instance without a mirror answers for name, or
+        _MISSING when it depends on the instance or may be mutated."""
+        if name in self._SHARED:
+            return self._proto.get_wrapper_attr(name)
+        if name in _core.env_info(self._kind).attributes or name in self._param_names:
+            try:
+                value = self._proto.get_wrapper_attr(name)
+            except AttributeError:
+                return _MISSING
+            if isinstance(value, (int, float, str, bool, np.generic, type(None))):
+                return value
+        return _MISSING
 
-    def _set_param(self, attr_name: str, value: Any) -> None:
-        kwargs = {**self.env_kwargs, attr_name: value}
-        self._core.set_params(batch_params(self._kind, kwargs))
-        self.env_kwargs = kwargs
+    def set_attr(self, attr_name: str, value: Any, indices: VecEnvIndices = None) -> None:
+        """``setattr(env_i, attr_name, value)`` on each instance's outermost
+        wrapper, as DummyVecEnv does: it is read back by :meth:`get_attr`
+        and does not change the env's physics (Gymnasium's wrappers keep
+        their own attributes); change those with ``env_method(
+        "set_wrapper_attr", name, value, indices=...)``, per instance. What
+        the batch cannot step (a per-instance ``_max_episode_steps``, ...)
+        is refused with a ValueError, the instance unchanged."""
+        idx = list(self._get_indices(indices))
+        self._core.exclusive(self._on_mirrors, idx, setattr, (attr_name, value), {})
 
     def env_method(self, method_name: str, *method_args, indices: VecEnvIndices = None,
                    **method_kwargs) -> list[Any]:
-        """Calls a method on instances. Supported: ``reset(seed=None,
-        options=None)`` (resets just those instances; returns ``(obs, {})``
-        each), ``get_wrapper_attr(name)``, ``set_wrapper_attr(name, value)``
-        and ``render()`` (each instance's frame with render_mode="rgb_array")."""
+        """Calls a method on instances, as DummyVecEnv does
+        (``env_i.get_wrapper_attr(method_name)(*args, **kwargs)``).
+        ``reset(seed=None, options=None)`` resets just those instances in
+        one C call (returns ``(obs, {})`` each) and ``render()`` returns each
+        instance's frame (render_mode="rgb_array"); any other method runs on
+        a mirror of the instance (``set_wrapper_attr("g", 2.0)`` changes
+        that instance's physics), and what it changes goes into the batch.
+        Stepping one instance alone (``env_method("step", ...)``) is refused:
+        the batch steps every instance together."""
         idx = list(self._get_indices(indices))
         if method_name == "reset":
             return self._core.exclusive(lambda: self._reset_some(idx, *method_args,
                                                                  **method_kwargs))
-        if method_name == "get_wrapper_attr":
-            return self.get_attr(*method_args, indices=idx, **method_kwargs)
-        if method_name == "set_wrapper_attr":
-            self.set_attr(*method_args, indices=idx, **method_kwargs)
-            return [None] * len(idx)
         if method_name == "render":
             frames = self._frames()
             return [frames[i] if self.render_mode == "rgb_array" else None for i in idx]
-        raise AttributeError(
-            f"ccgym's VecEnv has no per-instance method {method_name!r}; supported: "
-            "reset, get_wrapper_attr, set_wrapper_attr, render"
-        )
+        if method_name == "step":
+            raise ValueError(
+                "ccgym.sb3.VecEnv: env_method('step') would step one instance of a batch "
+                "that steps all of them together in C; use step_async/step_wait")
+
+        def call(env: gym.Env, *args: Any, **kwargs: Any) -> Any:
+            return env.get_wrapper_attr(method_name)(*args, **kwargs)
+
+        return self._core.exclusive(self._on_mirrors, idx, call, method_args, method_kwargs)
 
     def env_is_wrapped(self, wrapper_class: type[gym.Wrapper],
                        indices: VecEnvIndices = None) -> list[bool]:
@@ -347,29 +408,256 @@ class VecEnv(_SB3VecEnv):
     def __repr__(self) -> str:
         return f"ccgym.sb3.VecEnv({self.env_id}, num_envs={self.num_envs})"
 
-    # -------------------------------------------------------------- helpers
-    def _shared_attr(self, name: str) -> Any:
-        if name in self.env_kwargs:
-            return self.env_kwargs[name]
-        if name in self._param_names:
-            return keyword_defaults(self._kind)[name]
-        return self._proto.get_wrapper_attr(name)
+    # Pickling and deepcopy rebuild the VecEnv and restore the batch (states,
+    # RNG streams, step counts, per-instance physics), the instances'
+    # mirrors (what set_attr stored) and SB3's pending seeds and options:
+    # the copy steps as the original from there on.
+    def __getstate__(self) -> dict[str, Any]:
+        return self._core.exclusive(self._get_pickle_state)
 
+    def _get_pickle_state(self) -> dict[str, Any]:
+        self._push_all()
+        return {
+            "kwargs": {"env_id": self.env_id, "num_envs": self.num_envs,
+                       "max_episode_steps": self.max_episode_steps,
+                       "num_threads": self.num_threads, "render_mode": self._render_mode_arg,
+                       **self.env_kwargs},
+            "core": self._core.get_state(),
+            "params": self._core.params_buffer.copy(),
+            "mirrors": {i: (m.env, m.seed_count) for i, m in self._mirrors.items()},
+            "seeds": (list(self._np_seeds), list(self._seed_count)),
+            "pending": (self._seeds, self._options, self._actions),
+            "reset_infos": self.reset_infos,
+            "closed": self.closed,
+        }
+
+    def __setstate__(self, data: dict[str, Any]) -> None:
+        kwargs = dict(data["kwargs"])
+        VecEnv.__init__(self, kwargs.pop("env_id"), kwargs.pop("num_envs"), **kwargs)
+        self._mirrors = {int(i): _Mirror(env, count)
+                         for i, (env, count) in data["mirrors"].items()}
+        params = data["params"]
+        if params.nbytes != self._core.params_buffer.nbytes:
+            self._per_instance_params()
+        self._core.params_buffer[...] = params
+        self._core.set_state(data["core"])
+        self._np_seeds, self._seed_count = (list(x) for x in data["seeds"])
+        self._seeds, self._options, self._actions = data["pending"]
+        self.reset_infos = data["reset_infos"]
+        self.closed = bool(data["closed"])
+
+    # -------------------------------------------------------------- helpers
     def _reset_some(self, idx: list[int], seed: Any = None,
                     options: dict | None = None) -> list[tuple[np.ndarray, dict]]:
         mask = index_mask(idx, self.num_envs)
         # As DummyVecEnv's env.reset(seed=s) on each: every instance gets s,
         # and seeding comes before the options are read.
+        self._push_all()
         if seed is not None:
             seed = check_seed(seed)
             apply_seeds(self._core, [seed] * self.num_envs, mask)
+            self._seeded([seed] * self.num_envs, idx)
         _, a, b = parse_reset_options(self._kind, options)
         obs = self._core.reset(mask, a, b)
-        self._has_reset = self._has_reset or len(idx) == self.num_envs
+        # The VecEnv counts as reset (step, render) once every instance is.
+        self._core.has_reset = self._core.has_reset or len(idx) == self.num_envs
+        self._pull_all()
         return [(obs[i].copy(), {}) for i in idx]
+
+    # ------------------------------------------------------------ mirrors
+    def _seeded(self, seeds: Any, idx: Any) -> None:
+        """Records the seeds batch_seeds gave for instances idx."""
+        if seeds is None:
+            return
+        for i in idx:
+            s = seeds + i if isinstance(seeds, int) else seeds[i]
+            if s is not None:
+                self._np_seeds[i] = int(s)
+                self._seed_count[i] += 1
+
+    def _mirror(self, i: int) -> _Mirror:
+        m = self._mirrors.get(i)
+        if m is None:
+            env = _make_mirror(self.env_id, self.max_episode_steps, self._render_mode_arg,
+                               self.env_kwargs)
+            m = _Mirror(env)
+            if self._core.has_reset:
+                self._load(i, m, self._core.get_state())
+            self._mirrors[i] = m
+            self._per_instance_params()
+        return m
+
+    def _per_instance_params(self) -> None:
+        """Gives every instance its own C params struct (once): a mirror's
+        physics go into its instance's struct alone."""
+        core = self._core
+        size = _core.env_info(self._kind).params_size
+        if core.params_buffer.nbytes == size * self.num_envs or self.num_envs == 1:
+            return
+        name = next(iter(PHYSICS[self._kind]))
+        value = self.env_kwargs.get(name, PHYSICS[self._kind][name])
+        core.set_params({**batch_params(self._kind, self.env_kwargs),
+                         name: physics_value(self._kind, name,
+                                             np.full(self.num_envs, value), self.num_envs)})
+
+    def _load(self, i: int, m: _Mirror, snap: dict[str, Any]) -> None:
+        """Makes mirror m's env instance i of the batch (snapshot snap), if
+        it is not already: the state, RNG stream, step count."""
+        inner = m.inner
+        row = _snapshot_row(snap, i, inner.batch.get_state())
+        if m.seed_count != self._seed_count[i]:
+            inner._drop_stream_rng()  # handed-out Generators keep the old stream
+            m.seed_count = self._seed_count[i]
+            buffered = (0, 0)
+        else:
+            st = inner._np_random.bit_generator.state
+            buffered = (int(st["has_uint32"]), int(st["uinteger"]))
+        if row is not None:
+            seed = self._np_seeds[i]
+            row["np_random_seed"] = -1 if seed is None else seed
+            row["np_random_uint32"] = buffered
+            inner.set_state(row)
+        if m.limit is not None and snap["has_reset"]:
+            m.limit._elapsed_steps = int(snap["elapsed"][i])
+        if m.order is not None:
+            m.order._has_reset = bool(snap["has_reset"])
+
+    def _pull_all(self) -> None:
+        if self._mirrors:
+            snap = self._core.get_state()
+            for i, m in self._mirrors.items():
+                self._load(i, m, snap)
+
+    def _push_all(self) -> None:
+        for i, m in self._mirrors.items():
+            self._push(i, m)
+
+    def _push(self, i: int, m: _Mirror) -> None:
+        """Writes what mirror m's env changed into instance i (refused with
+        the instance unchanged when the batch cannot step it so)."""
+        why = self._refusal(m)
+        if why is not None:
+            # float32 physics: the TypeError the vector env's set_physics raises.
+            error = TypeError if "float32" in why else ValueError
+            raise error(f"ccgym.sb3.VecEnv instance {i}: {why}")
+        inner = m.inner
+        inner._sync()  # an in-place edit of its state object (refused: raises)
+        one = inner.batch.get_state()
+        snap = self._core.get_state()
+        size = _core.env_info(self._kind).state_size
+        changed = False
+        rows = (("state_buffer", slice(i * size, (i + 1) * size)), ("rng_state", i))
+        for key, where in rows:
+            if not np.array_equal(snap[key][where], one[key][0 if key == "rng_state" else
+                                                             slice(None)]):
+                snap[key][where] = one[key][0 if key == "rng_state" else slice(None)]
+                changed = True
+        if m.limit is not None and m.limit._elapsed_steps is not None \
+                and int(snap["elapsed"][i]) != int(m.limit._elapsed_steps):
+            snap["elapsed"][i] = int(m.limit._elapsed_steps)
+            changed = True
+        if changed:
+            self._core.set_state(snap)
+        psize = _core.env_info(self._kind).params_size
+        mine = inner.batch.params_buffer[:psize]
+        dst = self._core.params_buffer
+        if dst.nbytes == psize * self.num_envs:
+            dst[i * psize:(i + 1) * psize] = mine
+        elif not np.array_equal(dst[:psize], mine):  # one instance: its own struct
+            dst[:psize] = mine
+
+    def _refusal(self, m: _Mirror) -> str | None:
+        """Why the batch cannot step mirror m's env as it would step, or None."""
+        if m.limit is not None and m.limit._max_episode_steps != self.max_episode_steps:
+            return (f"_max_episode_steps={m.limit._max_episode_steps!r}: every instance of "
+                    f"the batch has the time limit {self.max_episode_steps}")
+        inner = m.inner
+        d = inner.__dict__
+        narrow = _attributes.narrow_faces(inner)
+        if narrow:
+            return (f"{', '.join(narrow)} as numpy float32/float16: batched envs compute with "
+                    "float64 (the single env computes in their type)")
+        if d.get("_user_rng") is not None:
+            return ("an assigned np_random Generator: the batch draws from the instance's "
+                    "own stream (draw from get_attr('np_random') instead)")
+        if d.get("_step_error") is not None or "_watched" in d \
+                or d.get("_narrow_action") is not None or inner._action_type_matters():
+            return ("its attributes or state make the single env step differently from the "
+                    "batch (a typed value or a followed list)")
+        return None
+
+    def _on_mirrors(self, idx: list[int], fn: Any, args: tuple, kwargs: dict) -> list[Any]:
+        """fn(env_i, *args, **kwargs) on the mirror of each instance in idx,
+        then its changes into the batch; a refused change is undone."""
+        out = []
+        for i in idx:
+            m = self._mirror(i)
+            saved = copy.deepcopy(m.env)
+            try:
+                out.append(fn(m.env, *args, **kwargs))
+                self._push(i, m)
+            except BaseException:
+                self._mirrors[i] = _Mirror(saved, m.seed_count)
+                raise
+        return out
+
+
+class _Mirror:
+    """A gym.make'd ccgym single env standing for one instance of a VecEnv
+    (env, its TimeLimit and OrderEnforcing wrappers, the unwrapped env)."""
+
+    __slots__ = ("env", "inner", "limit", "order", "seed_count")
+
+    def __init__(self, env: gym.Env, seed_count: int = 0) -> None:
+        self.env = env
+        self.inner = env.unwrapped
+        self.limit = self.order = None
+        e = env
+        while isinstance(e, gym.Wrapper):
+            if isinstance(e, gym.wrappers.TimeLimit) and self.limit is None:
+                self.limit = e
+            if isinstance(e, gym.wrappers.OrderEnforcing) and self.order is None:
+                self.order = e
+            e = e.env
+        self.seed_count = seed_count
+
+
+def _make_mirror(env_id: str, max_episode_steps: int, render_mode: str | None,
+                 env_kwargs: dict[str, Any]) -> gym.Env:
+    """An env as DummyVecEnv's over gym.make(env_id) holds (the raw env
+    without a time limit, as the prototype)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        if max_episode_steps:
+            return gym.make(gym_id(env_id), max_episode_steps=max_episode_steps,
+                            render_mode=render_mode, disable_env_checker=True, **env_kwargs)
+        return env_class(env_id)(render_mode=render_mode, **env_kwargs)
+
+
+def _snapshot_row(snap: dict[str, Any], i: int, one: dict[str, Any]) -> dict[str, Any] | None:
+    """Instance i of batch snapshot snap as a one-instance snapshot, or None
+    when the one-instance snapshot ``one`` already holds it."""
+    n = snap["num_envs"]
+    row = dict(one)
+    same = bool(one["has_reset"]) == bool(snap["has_reset"])
+    for key, value in snap.items():
+        if not isinstance(value, np.ndarray):
+            continue
+        if key == "state_buffer":
+            size = value.shape[0] // n
+            part = value[i * size:(i + 1) * size].copy()
+        else:
+            part = value[i:i + 1].copy()
+        if key in ("state_buffer", "rng_state", "elapsed"):
+            same = same and np.array_equal(part, one[key])
+        row[key] = part
+    row["has_reset"] = bool(snap["has_reset"])
+    row["pending_reset"] = np.zeros(1, np.bool_)
+    return None if same else row
 
 
 _MISSING = object()
+_IMMUTABLE = (int, float, complex, str, bytes, bool, np.generic, type(None))
 
 
 class VecMonitor(_SB3VecMonitor):
@@ -391,6 +679,18 @@ class VecMonitor(_SB3VecMonitor):
                  info_keywords: tuple[str, ...] = ()) -> None:
         self._native_core = venv.batch if isinstance(venv, VecEnv) else None
         super().__init__(venv, filename=filename, info_keywords=info_keywords)
+
+    # Copies and pickles: the batch is the wrapped VecEnv's (which copies
+    # itself whole), so the monitor takes the copy's.
+    # (SB3's class_attributes, a dict of the class's members, is rebuilt.)
+    def __getstate__(self) -> dict[str, Any]:
+        return {**self.__dict__, "_native_core": None, "class_attributes": None}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self.class_attributes = dict(inspect.getmembers(self.__class__))
+        if isinstance(self.venv, VecEnv):
+            self._native_core = self.venv.batch
 
     # SB3's running counters; with the C core they are read from C.
     @property
@@ -474,6 +774,9 @@ class _MonitoredVecMonitor(VecMonitor):
             )
         super().__init__(venv, filename=filename if override_existing else None,
                          info_keywords=tuple(info_keywords))
+        # SB3's make_vec_env returns the DummyVecEnv itself, whose metadata
+        # is the env's (render_fps: VecVideoRecorder's frame rate).
+        self.metadata = venv.metadata
         if filename and not override_existing:
             from stable_baselines3.common.monitor import ResultsWriter
 

@@ -36,13 +36,21 @@ from ccgym._frontend import (
 from ccgym._params import PHYSICS, batch_params, physics_value
 from ccgym._registration import ENV_IDS, gym_id, vector_class_name
 
-__all__ = ["VectorEnv"]  # + one subclass per id, e.g. CartPole_v1 (see the end)
+__all__ = ["DoneStepError", "VectorEnv"]  # + one subclass per id, e.g. CartPole_v1 (see the end)
 
 _AUTORESET = {
     AutoresetMode.NEXT_STEP: _core.AUTORESET_NEXT_STEP,
     AutoresetMode.SAME_STEP: _core.AUTORESET_SAME_STEP,
     AutoresetMode.DISABLED: _core.AUTORESET_DISABLED,
 }
+
+
+class DoneStepError(RuntimeError, AssertionError):
+    """``step()`` with ``autoreset_mode="Disabled"`` while an instance is done
+    and not yet reset. Gymnasium's ``SyncVectorEnv`` fails there with an
+    ``assert``; ccgym refuses the whole step (nothing is stepped) and its
+    error is both that ``AssertionError`` and the ``RuntimeError`` ccgym
+    documents, so ``except`` clauses written for either catch it."""
 
 
 class VectorEnv(gym.vector.VectorEnv):
@@ -160,6 +168,7 @@ class VectorEnv(gym.vector.VectorEnv):
             int(num_threads), precision,
         )
         self._core.reset_needed_error = gym.error.ResetNeeded
+        self._core.done_step_error = DoneStepError
         set_action_errors(self._core)  # ccgym.InvalidAction: an AssertionError too
         self.precision = precision
         self.num_envs = int(num_envs)
