@@ -19,6 +19,7 @@ import numpy as np
 from ccgym import _attributes, _core, _params
 from ccgym._single_env import (
     _DiscreteEnv,
+    _EnvType,
     _float64_slots,
 )
 
@@ -106,7 +107,7 @@ class _TorqueAttribute:
         env._delete_torques()
 
 
-class _AcrobotType(type):
+class _AcrobotType(_EnvType):
     """AcrobotEnv's metaclass: makes ``AVAIL_TORQUE`` a class attribute as
     Gymnasium's is (a class body's value or a class-level assignment is the
     value every instance of that class without its own reads, from its next
