@@ -322,6 +322,8 @@ class _CoreEnv(gym.Env, metaclass=_EnvType):
         # writing back a handed-out `state` the caller may have mutated.
         d = self.__dict__
         error = self._gym_step_error(_attributes.effective_faces(self))
+        if error is None:
+            error = self._state_step_error()
         if error is not None:
             d["_step_error"] = error
             self.step = self._step_refused
@@ -333,7 +335,7 @@ class _CoreEnv(gym.Env, metaclass=_EnvType):
         # (even a tuple) stops being the state at the step.
         if synced or (handed is not None and (handed[2] is not None or handed[3])) \
                 or "_watched" in d or d.get("_narrow_action") is not None \
-                or self._action_type_matters():
+                or self._action_type_matters() or self._state_may_raise():
             self.step = self._step_synced
         elif self.render_mode == "human":
             self.step = self._step_and_show
@@ -428,6 +430,18 @@ class _CoreEnv(gym.Env, metaclass=_EnvType):
         finally:
             self._rng_from_core()
 
+    def _state_step_error(self) -> Exception | None:
+        """The exception Gymnasium's next step raises from the state alone
+        (the mountain cars' math.cos(3 * position) of a huge position), or
+        None. Asked whenever step is picked again (_bind_step)."""
+        return None
+
+    def _state_may_raise(self) -> bool:
+        """Whether a step may lead to a state _state_step_error refuses (the
+        attributes allow it): step then goes through _step_synced, which
+        picks step again after each step."""
+        return False
+
     def _action_type_matters(self) -> bool:
         """Whether the step computes with the action's Python or numpy type
         (MountainCar), which the core's step1 does not see: then step goes
@@ -468,7 +482,7 @@ class _CoreEnv(gym.Env, metaclass=_EnvType):
             self._drop_handed()
         if self.render_mode == "human":
             self.render()
-        if self._rebind_after_step:
+        if self._rebind_after_step or self._state_may_raise():
             self._bind_step()  # the state's types may no longer need the action's
         return result
 
@@ -659,7 +673,14 @@ class _CoreEnv(gym.Env, metaclass=_EnvType):
     # Pickling and deepcopy rebuild the env and restore its state bit for bit.
     def __getstate__(self) -> dict[str, Any]:
         state, edited = self._snapshot_and_edit()
+        # A state written and not stepped since is that very object in
+        # Gymnasium (a list, a tuple, an int64 array...): the copy gets a
+        # copy of it, not the float64 array C holds.
+        handed = self.__dict__.get("_handed")
+        written = (handed[1] if handed is not None and handed[3]
+                   and self._handed_object() is handed[1] else None)
         return {
+            "written_state": written,
             "kwargs": {"render_mode": self.render_mode, **self._constructor_kwargs()},
             "state": state,
             "edited_state": edited,
@@ -681,6 +702,9 @@ class _CoreEnv(gym.Env, metaclass=_EnvType):
             self._np_random = data["foreign_np_random"]
         self._core.closed = data["closed"]
         self.spec = data["spec"]
+        written = data.get("written_state")
+        if written is not None:  # C holds its values already (the snapshot)
+            self._hand_out(written, written=True)
         edited = data.get("edited_state")
         if edited is not None:
             obj = self.state  # handed out: the edit below is then the caller's own
