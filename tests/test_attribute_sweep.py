@@ -10,7 +10,11 @@ strings, None, 0-d and shaped arrays), at reset and mid-episode, through an
 attribute write on the single env (``gym.make``), and through the
 constructor keywords of the Gymnasium class's ``__init__`` on the single env
 and on ``gym.make_vec(..., vectorization_mode="sync")`` vs ccgym's
-``make_vec``. (ccgym's ``VectorEnv.set_physics`` has no Gymnasium
+``make_vec``; at class level (``Cls.X = v`` on a subclass of each side's
+class: the existing env, then a new one, then an attribute write on it
+after the class write, which must stay live) and through ``vars(env)``
+(``vars(env.unwrapped)[X] = v``, mid-episode); and ``reset(options=...)``
+with huge, infinite and NaN bounds (way ``options``). (ccgym's ``VectorEnv.set_physics`` has no Gymnasium
 counterpart: it sets physics as the constructor does, recomputing CartPole's
 total_mass and polemass_length, where ``SyncVectorEnv.set_attr`` keeps them;
 tests/test_live_attributes.py checks its bounds.)
@@ -342,6 +346,10 @@ def step_both(ref: gym.Env, ours: gym.Env, acts: list[Any], watch: list[str],
             assert rr[0].tobytes() == orr[0].tobytes(), f"{at}: reset obs"
 
 
+def _vars_write(env: Any, name: str, value: Any) -> None:
+    vars(env)[name] = value
+
+
 def make_single(env_id: str, ccgym_side: bool, **kwargs: Any) -> tuple[Any, BaseException | None]:
     return _call(lambda: gym.make(f"ccgym/{env_id}" if ccgym_side else reference_id(env_id),
                                   **kwargs))
@@ -355,18 +363,21 @@ def _cases() -> list[Any]:
         ref_id = reference_id(env_id)
         attrs = gym_attributes(ref_id)
         ways: list[tuple[str, str]] = [(a, w) for a in attrs for w in ("reset", "mid")]
+        ways += [(a, w) for a in attrs for w in ("class", "vars")]
         ways += [(k, "keyword") for k in gym_keywords(ref_id)]
         ways += [(k, "vector keyword") for k in gym_keywords(ref_id)]
+        ways += [("options", "options")]
         for name, way in ways:
-            vals = values(ref_id, name)
+            vals = option_values(env_id) if way == "options" else values(ref_id, name)
             if not LONG:
                 rng = random.Random(f"{env_id}/{name}/{way}")
                 found = [v for v in vals if (ref_id, name, way, v[0]) in FOUND]
                 drawn = rng.sample(vals, min(SAMPLE_PER_ATTRIBUTE, len(vals)))
                 vals = found + [v for v in drawn if all(v is not f for f in found)]
             for label, _ in vals:
-                known = KNOWN.get((ref_id, name, label)) if way in ("reset", "mid") else None
-                flaky = FLAKY.get((ref_id, name, label)) if way in ("reset", "mid") else None
+                live = ("reset", "mid", "class", "vars")
+                known = KNOWN.get((ref_id, name, label)) if way in live else None
+                flaky = FLAKY.get((ref_id, name, label)) if way in live else None
                 marks = ([pytest.mark.xfail(strict=True, reason=known)] if known else
                          [pytest.mark.xfail(strict=False, reason=flaky)] if flaky else [])
                 cases.append(pytest.param(env_id, name, way, label, marks=marks,
@@ -375,7 +386,81 @@ def _cases() -> list[Any]:
 
 
 def _value(env_id: str, name: str, label: str) -> Any:
+    if name == "options":
+        return dict(option_values(env_id))[label]
     return dict(values(reference_id(env_id), name))[label]
+
+
+@functools.cache
+def option_values(env_id: str) -> list[tuple[str, Any]]:
+    """reset(options=...) with huge, infinite and NaN bounds: each of the
+    env's reset option keys alone, and all of them at once."""
+    keys = _core.env_info(_frontend.env_class(env_id).kind).reset_options
+    out: list[tuple[str, Any]] = []
+    for v in (1e308, -1e308, 1.7e308, 1e300, -1e300, 1e200, math.inf, -math.inf, math.nan,
+              np.float64(1e308), 2 ** 1023):
+        for chosen in [(k,) for k in keys] + [tuple(keys)]:
+            label = ", ".join(f"{k}={v!r}" for k in chosen)
+            out.append((label, {k: v for k in chosen}))
+    return out
+
+
+def _class_case(env_id: str, name: str, value: Any, case_seed: int, where: str) -> None:
+    """A class-level write on subclasses of both classes: the env built
+    before it, then one built after it, then an attribute write on that one
+    (Gymnasium's default again), which must stay live."""
+    ref_cls = type("RefSweep", (_gym_class(reference_id(env_id)),), {})
+    our_cls = type("OurSweep", (_frontend.env_class(env_id),), {})
+    watch = gym_attributes(reference_id(env_id))
+    ref, ours = ref_cls(), our_cls()
+    acts = actions(ref.action_space, case_seed, STEPS)
+    ro, _ = ref.reset(seed=SEED)
+    oo, _ = ours.reset(seed=SEED)
+    assert ro.tobytes() == oo.tobytes(), where
+    before = {n: _call(getattr, ours, n)[0] for n in watch}
+    _, oexc = _call(setattr, our_cls, name, value)
+    if oexc is not None:
+        assert refused_clearly(oexc, (name,)), f"{where}: unclear refusal {oexc!r}"
+        for n in watch:
+            assert same(before[n], _call(getattr, ours, n)[0]), f"{where}: refused write changed {n}"
+    else:
+        _, rexc = _call(setattr, ref_cls, name, value)
+        assert rexc is None, f"{where}: Gymnasium refuses {rexc!r}, ccgym takes it"
+    compare_single(ref, ours, watch, where + " after the class write")
+    step_both(ref, ours, acts, watch, where + " (env built before)")
+    (ref, rexc), (ours, oexc) = _call(ref_cls), _call(our_cls)
+    if rexc is not None or oexc is not None:
+        assert rexc is not None and oexc is not None and isinstance(oexc, type(rexc)), \
+            f"{where}: a new env: Gymnasium {rexc!r}, ccgym {oexc!r}"
+        return
+    r, rexc = _call(lambda: ref.reset(seed=SEED))
+    o, oexc = _call(lambda: ours.reset(seed=SEED))
+    assert type(rexc) is type(oexc), f"{where}: a new env's reset: {rexc!r} vs {oexc!r}"
+    if rexc is not None:
+        return
+    assert r[0].tobytes() == o[0].tobytes(), f"{where}: a new env's reset obs"
+    step_both(ref, ours, acts, watch, where + " (env built after)")
+    default = _default(reference_id(env_id), name)
+    if default is not None:
+        _, rexc = _call(setattr, ref, name, default)
+        _, oexc = _call(setattr, ours, name, default)
+        assert rexc is None and oexc is None, (rexc, oexc)
+        step_both(ref, ours, acts, watch, where + f" then env.{name} = {default!r}")
+
+
+def _options_case(env_id: str, options: dict, case_seed: int, where: str) -> None:
+    ref, _ = make_single(env_id, False)
+    ours, _ = make_single(env_id, True)
+    r, rexc = _call(lambda: ref.reset(seed=SEED, options=options))
+    o, oexc = _call(lambda: ours.reset(seed=SEED, options=options))
+    if rexc is not None:
+        assert oexc is not None and isinstance(oexc, type(rexc)), \
+            f"{where}: Gymnasium's reset raises {rexc!r}, ccgym's {oexc!r}"
+        return
+    assert oexc is None, f"{where}: ccgym's reset raises {oexc!r}"
+    assert r[0].tobytes() == o[0].tobytes(), f"{where}: reset obs {o[0]!r} vs {r[0]!r}"
+    watch = gym_attributes(reference_id(env_id))
+    step_both(ref, ours, actions(ref.action_space, case_seed, STEPS), watch, where)
 
 
 @pytest.mark.parametrize("env_id,name,way,label", _cases())
@@ -385,6 +470,10 @@ def test_attribute_sweep(env_id, name, way, label):
     where = f"{env_id} {name} = {label} ({way})"
     if way == "vector keyword":
         return _vector_case(env_id, name, value, case_seed, where)
+    if way == "class":
+        return _class_case(env_id, name, value, case_seed, where)
+    if way == "options":
+        return _options_case(env_id, value, case_seed, where)
     watch = gym_attributes(reference_id(env_id))
     if way == "keyword":
         ref, rexc = make_single(env_id, False, **{name: value})
@@ -405,19 +494,20 @@ def test_attribute_sweep(env_id, name, way, label):
     ro, _ = ref.reset(seed=SEED)
     oo, _ = ours.reset(seed=SEED)
     assert ro.tobytes() == oo.tobytes(), where
-    if way == "mid":
+    if way in ("mid", "vars"):
         step_both(ref, ours, acts[:MID], watch, where + " before the write")
         acts = acts[MID:]
-    if way in ("reset", "mid"):
+    if way in ("reset", "mid", "vars"):
         before = {n: _call(getattr, ours.unwrapped, n)[0] for n in watch}
-        _, oexc = _call(setattr, ours.unwrapped, name, value)
+        write = setattr if way != "vars" else _vars_write
+        _, oexc = _call(write, ours.unwrapped, name, value)
         if oexc is not None:
             assert refused_clearly(oexc, (name,)), f"{where}: unclear refusal {oexc!r}"
             for n in watch:  # unchanged: reads as before, steps as Gymnasium without the write
                 assert same(before[n], _call(getattr, ours.unwrapped, n)[0]), \
                     f"{where}: refused write changed {n}"
         else:
-            _, rexc = _call(setattr, ref.unwrapped, name, value)
+            _, rexc = _call(write, ref.unwrapped, name, value)
             assert rexc is None, f"{where}: Gymnasium refuses {rexc!r}, ccgym takes it"
     compare_single(ref, ours, watch, where + " after the write")
     step_both(ref, ours, acts, watch, where)

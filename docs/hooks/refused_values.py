@@ -99,4 +99,13 @@ def tables() -> str:
 def on_page_markdown(markdown: str, **kwargs) -> str:
     if MARKER in markdown:
         markdown = markdown.replace(MARKER, tables())
-    return markdown
+    # The known-differences table of the same page (its own module beside
+    # this one, loaded from here: mkdocs.yml registers this hook).
+    import importlib.util
+    import os
+
+    path = os.path.join(os.path.dirname(__file__), "known_differences.py")
+    spec = importlib.util.spec_from_file_location("ccgym_docs_known_differences", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.on_page_markdown(markdown, **kwargs)

@@ -283,7 +283,16 @@ def write_params(core: Any, kind: str, changes: dict[str, float]) -> None:
 
 
 class ParamAttribute:
-    """A Gymnasium attribute over one C params field of a single env."""
+    """A Gymnasium attribute over one C params field of a single env.
+
+    An env's own value (written on it, or by its ``__init__``, as
+    Gymnasium's instance attributes) is its face (``_attr_faces``); an env
+    without one reads and steps with its class's value: a class-level write
+    (``AcrobotEnv.LINK_MASS_1 = 2.0``, or a subclass body's value), kept in
+    the class under :func:`class_key` by the envs' metaclass
+    (``_single_env._EnvType``) so that this descriptor stays in place and
+    later instance writes stay live; else the def's default
+    (``class_default``: CCGYM_ATTR_CLASS_LEVEL)."""
 
     def __init__(self, name: str, class_default: Any = None) -> None:
         self.name = name
@@ -292,10 +301,16 @@ class ParamAttribute:
 
     def __get__(self, env: Any, owner: type | None = None) -> Any:
         if env is None:
+            owner_cls, value = class_value(owner, self.name)
+            if owner_cls is not None:
+                return value
             return self if self.class_default is None else self.class_default
         faces = env.__dict__.get("_attr_faces", {})
         if self.name in faces:
             return faces[self.name]
+        owner_cls, value = class_value(type(env), self.name)
+        if owner_cls is not None:
+            return value
         if self.class_default is not None:
             return self.class_default
         raise AttributeError(self.name)
@@ -305,19 +320,150 @@ class ParamAttribute:
             # In __init__: Gymnasium's defaults, which the C params already hold.
             env.__dict__.setdefault("_attr_faces", {})[self.name] = value
             return
-        kind = env.kind
-        field = attributes(kind)[self.name]
-        c_value, tag_change = check_value(kind, self.name, value)
-        if not is_switch(kind, self.name):
-            env._check_attribute(self.name, value)  # the env's own quirks, if any
-        env._write_params({field: c_value, **tag_change})
-        env.__dict__.setdefault("_attr_faces", {})[self.name] = value
-        if has_class(kind, self.name, "action_operand"):
-            narrow = type(value) in (np.float16, np.float32)
-            env.__dict__["_narrow_action"] = np.dtype(type(value)) if narrow else None
-        # A typed step, a step Gymnasium's would raise in (the env's
-        # _gym_step_error, of any attribute), an action cast: pick the step again.
+        write_live(env, self.name, value, own=True)
+
+    def __delete__(self, env: Any) -> None:
+        # As Gymnasium's ``del env.X``: the env then reads (and steps with)
+        # its class's value. Where the class has none (an attribute
+        # Gymnasium sets in __init__), Gymnasium's next step raises
+        # AttributeError; ccgym refuses the delete instead, the env unchanged.
+        faces = env.__dict__.get("_attr_faces", {})
+        if self.name not in faces:
+            raise AttributeError(self.name)
+        owner_cls, value = class_value(type(env), self.name)
+        if owner_cls is None and self.class_default is None:
+            raise AttributeError(
+                f"{type(env).__name__}.{self.name} cannot be deleted: its class has no "
+                f"value of it, and Gymnasium's step needs one; assign another value")
+        if owner_cls is None:
+            value = self.class_default
+        write_live(env, self.name, value, own=False)
+        faces.pop(self.name, None)
         env._bind_step()
+
+
+def write_live(env: Any, name: str, value: Any, own: bool) -> None:
+    """Makes ``value`` the value env steps with for attribute ``name``: its
+    own (``own``: an attribute write, kept as its face) or its class's (a
+    class-level write; no face). Refused (TypeError/ValueError) before
+    anything changes where the attribute write refuses it."""
+    kind = env.kind
+    field = attributes(kind)[name]
+    c_value, tag_change = check_value(kind, name, value)
+    if not is_switch(kind, name):
+        env._check_attribute(name, value)  # the env's own quirks, if any
+    env._write_params({field: c_value, **tag_change})
+    if own:
+        env.__dict__.setdefault("_attr_faces", {})[name] = value
+    if has_class(kind, name, "action_operand"):
+        narrow = type(value) in (np.float16, np.float32)
+        env.__dict__["_narrow_action"] = np.dtype(type(value)) if narrow else None
+    # A typed step, a step Gymnasium's would raise in (the env's
+    # _gym_step_error, of any attribute), an action cast: pick the step again.
+    env._bind_step()
+
+
+def class_key(name: str) -> str:
+    """Where a class keeps its class-level value of live attribute ``name``."""
+    return "_ccgym_class_value_" + name
+
+
+def class_value(cls: type | None, name: str) -> tuple[type | None, Any]:
+    """(the class of cls's MRO whose class-level value of ``name`` an env
+    of cls without its own reads, that value), or (None, None)."""
+    if cls is None or not getattr(cls, "_ccgym_class_values", False):
+        return None, None
+    key = class_key(name)
+    for klass in cls.__mro__:
+        if key in klass.__dict__:
+            return klass, klass.__dict__[key]
+    return None, None
+
+
+def effective_faces(env: Any) -> dict[str, Any]:
+    """Each attribute's value env steps with, where Gymnasium's type of it
+    matters (_gym_step_error): its own, else its class's class-level value."""
+    faces = env.__dict__.get("_attr_faces", {})
+    cls = type(env)
+    if not getattr(cls, "_ccgym_class_values", False):
+        return faces
+    out = dict(faces)
+    for name in attributes(env.kind):
+        if name not in out:
+            owner, value = class_value(cls, name)
+            if owner is not None:
+                out[name] = value
+    return out
+
+
+def set_class_value(cls: type, name: str, value: Any, envs: Any) -> None:
+    """``cls.<name> = value`` for a live attribute: as in Gymnasium, the
+    value of every env of cls (existing and new) without its own value
+    (nor a closer class's). Refused (TypeError/ValueError, the class and
+    every env unchanged) where an env's attribute write would refuse it."""
+    kind = cls.kind
+    check_value(kind, name, value)
+    key = class_key(name)
+    had = key in cls.__dict__
+    old = cls.__dict__.get(key)
+    flag = cls.__dict__.get("_ccgym_class_values")
+    type.__setattr__(cls, "_ccgym_class_values", True)
+    type.__setattr__(cls, key, value)
+    try:
+        followers = _followers(cls, name, envs)
+        if not is_switch(kind, name):
+            for env in followers:
+                env._check_attribute(name, value)
+    except BaseException:
+        if had:
+            type.__setattr__(cls, key, old)
+        else:
+            type.__delattr__(cls, key)
+        if flag is None:
+            type.__delattr__(cls, "_ccgym_class_values")
+        raise
+    for env in followers:
+        write_live(env, name, value, own=False)
+
+
+def delete_class_value(cls: type, name: str, envs: Any) -> None:
+    """``del cls.<name>`` after a class-level write: the envs following it
+    take the next class's value (or the def's default). Refused
+    (AttributeError) where cls has no class-level value of its own."""
+    key = class_key(name)
+    if key not in cls.__dict__:
+        raise AttributeError(
+            f"{cls.__name__}.{name} cannot be deleted: ccgym's step needs a value for "
+            "every env (Gymnasium's would raise AttributeError); assign another value")
+    followers = _followers(cls, name, envs)
+    old = cls.__dict__[key]
+    type.__delattr__(cls, key)
+    try:
+        for env in followers:
+            owner, value = class_value(type(env), name)
+            if owner is None:
+                value = getattr(type(env), name)  # the def's default (class_default)
+                if isinstance(value, ParamAttribute):
+                    raise AttributeError(
+                        f"{cls.__name__}.{name} cannot be deleted: {env!r} has no value "
+                        "of its own and would have none")
+            write_live(env, name, value, own=False)
+    except BaseException:
+        type.__setattr__(cls, key, old)
+        for env in followers:
+            write_live(env, name, old, own=False)
+        raise
+
+
+def _followers(cls: type, name: str, envs: Any) -> list[Any]:
+    """The built envs of cls that read cls's class-level value of ``name``."""
+    out = []
+    for env in list(envs):
+        if (isinstance(env, cls) and env.__dict__.get("_attr_live")
+                and name not in env.__dict__.get("_attr_faces", {})
+                and class_value(type(env), name)[0] is cls):
+            out.append(env)
+    return out
 
 
 def face_of(kind: str, name: str, c_value: Any) -> Any:

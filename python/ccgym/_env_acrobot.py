@@ -19,6 +19,7 @@ import numpy as np
 from ccgym import _attributes, _core, _params
 from ccgym._single_env import (
     _DiscreteEnv,
+    _EnvType,
     _float64_slots,
 )
 
@@ -106,7 +107,7 @@ class _TorqueAttribute:
         env._delete_torques()
 
 
-class _AcrobotType(type):
+class _AcrobotType(_EnvType):
     """AcrobotEnv's metaclass: makes ``AVAIL_TORQUE`` a class attribute as
     Gymnasium's is (a class body's value or a class-level assignment is the
     value every instance of that class without its own reads, from its next
@@ -207,6 +208,14 @@ class AcrobotEnv(_DiscreteEnv, metaclass=_AcrobotType):
     def __init__(self, render_mode: str | None = None, torque_noise_max: float = 0.0):
         params = _params.params(self.kind, torque_noise_max=torque_noise_max)
         super().__init__(render_mode=render_mode, **params)
+        if getattr(type(self), "_ccgym_class_values", False):
+            # Gymnasium's __init__ builds the observation bounds from the
+            # class's MAX_VEL_1/2 (a class-level value, say): so does this.
+            from gymnasium import spaces
+
+            high = np.array([1.0, 1.0, 1.0, 1.0, self.MAX_VEL_1, self.MAX_VEL_2],
+                            dtype=np.float32)
+            self.observation_space = spaces.Box(low=-high, high=high, dtype=np.float32)
         _FOLLOWERS.add(weakref.ref(self, _FOLLOWERS.discard))
         self._core.exclusive(self._follow_torques, True)
         if params["torque_noise_max"]:
@@ -315,6 +324,29 @@ class AcrobotEnv(_DiscreteEnv, metaclass=_AcrobotType):
                 raise _core.refused_in_place(_AVAIL, e) from None
             self._write_params(dict(zip(_TORQUE_FIELDS, torques)))
             self._watch(value)  # a tuple is settled now: the plain step again
+
+    def _before_step(self, action: Any) -> None:
+        """Gymnasium's ``AVAIL_TORQUE[a]`` with a numpy array AVAIL_TORQUE
+        and a bool action is boolean indexing, not item ``a``: True selects
+        the whole array (its step then raises ValueError, shapes that do
+        not broadcast), False or a bool array of another length none (it
+        raises IndexError). The same exception, the env unchanged. (Only
+        such an AVAIL_TORQUE is watched, so only its steps come here.)"""
+        if not self._core.has_reset or not isinstance(self._torque_source(), np.ndarray):
+            return
+        if isinstance(action, (bool, np.bool_)) or (
+                isinstance(action, np.ndarray) and action.dtype == np.bool_):
+            n = len(self._torque_source())
+            if np.ndim(action) == 0 and bool(action):
+                raise ValueError(
+                    f"Acrobot action {action!r} (a bool) indexes the numpy array AVAIL_TORQUE "
+                    "as a mask: Gymnasium's step raises ValueError (operands could not be "
+                    "broadcast together); use an int action")
+            if np.ndim(action) == 0 or (np.ndim(action) == 1 and len(action) != n):
+                raise IndexError(
+                    f"Acrobot action {action!r} (a bool) indexes the numpy array AVAIL_TORQUE "
+                    "as a mask that selects no torque: Gymnasium's step raises IndexError; "
+                    "use an int action")
 
     # ----------------------------------------- noise from another generator
     def _step_foreign(self, action: Any):

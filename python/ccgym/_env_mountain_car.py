@@ -65,11 +65,58 @@ def _action_tag(action: Any, force: Any) -> int:
     return _MC_ACTION_BY_SIZE.get(dt.itemsize, 0)
 
 
+# Past this |position| (or |min/max_position|), 3 * position may overflow:
+# float32's 3 * position (MountainCarContinuous after a step) from 1.13e38.
+_HUGE_POSITION = 1e38
+
+
 class _Hill:
     """What both mountain cars' classes share: ``goal_velocity``, the reset
-    draw and the frames' state."""
+    draw, the frames' state, Gymnasium's ValueError for a huge position."""
 
     _draw_initial_state = _draw_mountain_car_state
+
+    def _state_step_error(self) -> Exception | None:
+        """Gymnasium's step takes math.cos(3 * position): with a position
+        whose triple overflows (reset(options={"high": 1e308}), a step with
+        huge bounds) it raises ValueError (math domain error); ccgym's
+        kernel would step to NaN. The state setter refuses such positions."""
+        core = self._core  # type: ignore[attr-defined]
+        if not core.has_reset:
+            return None
+        st = core.state_view(self._state_dtype)[0]  # type: ignore[attr-defined]
+        position = float(st["position"])
+        if abs(position) <= _HUGE_POSITION:
+            return None
+        f32 = "state_f32" in st.dtype.names and bool(st["state_f32"])
+        with np.errstate(over="ignore"):
+            triple = np.float32(3) * np.float32(position) if f32 else 3.0 * position
+        if math.isinf(triple):
+            return ValueError(f"math domain error (Gymnasium's step takes math.cos(3 * "
+                              f"position) with position = {position!r})")
+        return None
+
+    def _state_may_raise(self) -> bool:
+        # A step clips the position to [min_position, max_position]: only
+        # huge (or NaN) bounds let it become huge.
+        if not self.__dict__.get("_attr_live"):
+            return False
+        info = _core.env_info(self.kind)  # type: ignore[attr-defined]
+        p = self._core.params_buffer.view(info.params_dtype)[0]  # type: ignore[attr-defined]
+        return not (abs(float(p["min_position"])) <= _HUGE_POSITION
+                    and abs(float(p["max_position"])) <= _HUGE_POSITION)
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None) -> Any:
+        obs, info = super().reset(seed=seed, options=options)  # type: ignore[misc]
+        # A huge position from the options (its float32 obs is then
+        # infinite), or the step refused before: pick step again.
+        if "_step_error" in self.__dict__ or not abs(float(obs[0])) <= _HUGE_POSITION:
+            self._bind_step()  # type: ignore[attr-defined]
+        return obs, info
+
+    def set_state(self, state: dict[str, Any]) -> None:
+        super().set_state(state)  # type: ignore[misc]
+        self._bind_step()  # type: ignore[attr-defined]  # a snapshot's huge position
 
     @staticmethod
     def _states_from_observations(st: np.ndarray, obs: np.ndarray, last_u: Any) -> None:

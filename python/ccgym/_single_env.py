@@ -11,6 +11,7 @@ in the env's own module. Public home of the classes: :mod:`ccgym.envs`.
 from __future__ import annotations
 
 import functools
+import weakref
 from collections.abc import Callable
 from typing import Any, ClassVar
 
@@ -49,7 +50,162 @@ def _guarded(method: Callable[..., Any]) -> Callable[..., Any]:
     return guarded
 
 
-class _CoreEnv(gym.Env):
+#: Every single env built (weakly): a class-level write reaches the envs
+#: that follow it (ccgym._attributes.set_class_value).
+_ENVS: weakref.WeakSet[Any] = weakref.WeakSet()
+
+# Names of the data descriptors (live attributes, ``state``, ...) an env
+# class and ccgym's bases define, by class: a write through the env's __dict__
+# of one of them goes to the attribute (_LiveDict). Cleared by every
+# class-level write or delete (_EnvType).
+_DATA_NAMES: dict[type, frozenset[str]] = {}
+
+
+def _data_names(cls: type) -> frozenset[str]:
+    names = _DATA_NAMES.get(cls)
+    if names is None:
+        seen: set[str] = set()
+        found = set()
+        for klass in cls.__mro__:
+            for name, value in klass.__dict__.items():
+                if name not in seen:
+                    seen.add(name)
+                    # ccgym's own (live attributes, state, ...), which
+                    # Gymnasium keeps in its env's __dict__; not gym.Env's
+                    # properties (np_random), which shadow its dict there too.
+                    if (hasattr(type(value), "__set__") and not name.startswith("__")
+                            and klass.__module__.startswith("ccgym")):
+                        found.add(name)
+        names = _DATA_NAMES[cls] = frozenset(found)
+    return names
+
+
+def _own_descriptor(cls: type, name: str) -> Any:
+    """What cls's MRO gives for ``name`` in a class __dict__ (None if nothing)."""
+    for klass in cls.__mro__:
+        if name in klass.__dict__:
+            return klass.__dict__[name]
+    return None
+
+
+class _EnvType(type):
+    """The single envs' metaclass: a class-level write means what it means in
+    Gymnasium without replacing ccgym's live descriptors.
+
+    ``Cls.gravity = 20.0`` (or a subclass body's ``gravity = 20.0``) on a
+    live attribute is the class's value (ccgym._attributes.set_class_value):
+    every env of Cls without its own value steps with it from its next step,
+    existing and new ones, as with Gymnasium's class attributes (Acrobot's
+    constants); an env with its own (every attribute Gymnasium's __init__
+    sets) keeps it, as Gymnasium's instance dict shadows the class. The
+    descriptor stays, so a later ``env.gravity = 5.0`` is still live. A
+    class-level write over ccgym's other data descriptors (``state``,
+    ``steps_beyond_terminated``, ...), which Gymnasium keeps per env, is
+    refused: it would silently cut every env of the class off them."""
+
+    def __init__(cls, name: str, bases: tuple[type, ...], ns: dict[str, Any],
+                 **kwargs: Any) -> None:
+        super().__init__(name, bases, ns, **kwargs)
+        _DATA_NAMES.clear()
+        for attr, value in ns.items():
+            if attr.startswith("__") or hasattr(type(value), "__get__"):
+                continue  # a method or the class's own descriptor: its own business
+            current = next((k.__dict__[attr] for k in cls.__mro__[1:] if attr in k.__dict__),
+                           None)
+            if isinstance(current, _attributes.ParamAttribute):
+                type.__delattr__(cls, attr)  # the class's value, beside the descriptor
+                _attributes.set_class_value(cls, attr, value, ())
+
+    def __setattr__(cls, name: str, value: Any) -> None:
+        current = _own_descriptor(cls, name)
+        if isinstance(current, _attributes.ParamAttribute) and not isinstance(
+                value, _attributes.ParamAttribute):
+            _attributes.set_class_value(cls, name, value, _ENVS)
+            return
+        if (hasattr(type(current), "__set__") and not isinstance(current, _attributes.ParamAttribute)
+                and _ccgym_owned(cls, name) and not hasattr(type(value), "__set__")):
+            raise TypeError(
+                f"{cls.__name__}.{name} = {value!r}: ccgym keeps {name} live per env (as "
+                "Gymnasium keeps it on each env); a class-level value would silently cut "
+                "every env of the class off it. Set it on the envs")
+        _DATA_NAMES.clear()
+        super().__setattr__(name, value)
+
+    def __delattr__(cls, name: str) -> None:
+        if _attributes.class_key(name) in cls.__dict__ or (
+                isinstance(_own_descriptor(cls, name), _attributes.ParamAttribute)
+                and name not in cls.__dict__):
+            _attributes.delete_class_value(cls, name, _ENVS)
+            return
+        _DATA_NAMES.clear()
+        super().__delattr__(name)
+
+
+def _ccgym_owned(cls: type, name: str) -> bool:
+    """Whether ``name``'s descriptor comes from a ccgym class (not gym.Env's own)."""
+    for klass in cls.__mro__:
+        if name in klass.__dict__:
+            return klass.__module__.startswith("ccgym")
+    return False
+
+
+class _LiveDict(dict):  # type: ignore[type-arg]
+    """A single env's ``__dict__``: a write through it (``vars(env)["gravity"]
+    = 5.0``, ``env.__dict__.update(...)``) of a live attribute's name, which
+    Gymnasium keeps in its env's __dict__, goes to the attribute (live, or
+    refused as the attribute write refuses it); other keys are the plain
+    dict's. Attribute lookups read the dict in C and never call these
+    methods: the step costs the same."""
+
+    __slots__ = ("_env",)
+
+    def _live(self, key: Any) -> Any:
+        env = self._env()
+        if env is not None and type(key) is str and key in _data_names(type(env)):
+            return env
+        return None
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        env = self._live(key)
+        if env is None:
+            dict.__setitem__(self, key, value)
+        else:
+            setattr(env, key, value)
+
+    def __delitem__(self, key: Any) -> None:
+        env = self._live(key)
+        if env is None:
+            dict.__delitem__(self, key)
+        else:
+            delattr(env, key)
+
+    def setdefault(self, key: Any, default: Any = None) -> Any:
+        env = self._live(key)
+        if env is None:
+            return dict.setdefault(self, key, default)
+        return getattr(env, key)  # a live attribute always has a value
+
+    def update(self, *args: Any, **kwargs: Any) -> None:
+        for key, value in dict(*args, **kwargs).items():
+            self[key] = value
+
+    def __ior__(self, other: Any) -> _LiveDict:
+        self.update(other)
+        return self
+
+    def pop(self, key: Any, *default: Any) -> Any:
+        env = self._live(key)
+        if env is None:
+            return dict.pop(self, key, *default)
+        value = getattr(env, key)
+        delattr(env, key)
+        return value
+
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        return (dict, (dict(self),))
+
+
+class _CoreEnv(gym.Env, metaclass=_EnvType):
     """Shared machinery: one C instance, seeding, options, action checks."""
 
     #: The C kernel this class runs ("CartPole", ...), as ``batch.kind``.
@@ -95,6 +251,10 @@ class _CoreEnv(gym.Env):
 
     def __init__(self, render_mode: str | None = None, **params: Any) -> None:
         check_render_mode(render_mode, None)  # any str, as Gymnasium's envs
+        if type(self.__dict__) is not _LiveDict:
+            live = _LiveDict(self.__dict__)
+            live._env = weakref.ref(self)
+            self.__dict__ = live
         self.render_mode = render_mode
         self._core = _core.Batch(self.kind, 1, params, 0, _core.AUTORESET_DISABLED, 1)
         self._core.reset_needed_error = gym.error.ResetNeeded
@@ -148,6 +308,15 @@ class _CoreEnv(gym.Env):
             def __init__(self, *args: Any, **kw: Any) -> None:
                 init(self, *args, **kw)
                 self.__dict__["_attr_live"] = True
+                _ENVS.add(self)
+                # The class-level values (Gymnasium's class attributes) of
+                # those it has no own value of.
+                if getattr(type(self), "_ccgym_class_values", False):
+                    own = self.__dict__.get("_attr_faces", {})
+                    for name in _attributes.attributes(self.kind):
+                        owner, value = _attributes.class_value(type(self), name)
+                        if owner is not None and name not in own:
+                            _attributes.write_live(self, name, value, own=False)
                 # A numpy value given to the constructor (Pendulum's g,
                 # MountainCarContinuous's goal_velocity) computes in its type,
                 # as Gymnasium's attribute does: written again, live.
@@ -165,7 +334,9 @@ class _CoreEnv(gym.Env):
         # assigned Generator in step with the C stream (Acrobot's noise), or
         # writing back a handed-out `state` the caller may have mutated.
         d = self.__dict__
-        error = self._gym_step_error(d.get("_attr_faces", {}))
+        error = self._gym_step_error(_attributes.effective_faces(self))
+        if error is None:
+            error = self._state_step_error()
         if error is not None:
             d["_step_error"] = error
             self.step = self._step_refused
@@ -177,7 +348,7 @@ class _CoreEnv(gym.Env):
         # (even a tuple) stops being the state at the step.
         if synced or (handed is not None and (handed[2] is not None or handed[3])) \
                 or "_watched" in d or d.get("_narrow_action") is not None \
-                or self._action_type_matters():
+                or self._action_type_matters() or self._state_may_raise():
             self.step = self._step_synced
         elif self.render_mode == "human":
             self.step = self._step_and_show
@@ -272,6 +443,18 @@ class _CoreEnv(gym.Env):
         finally:
             self._rng_from_core()
 
+    def _state_step_error(self) -> Exception | None:
+        """The exception Gymnasium's next step raises from the state alone
+        (the mountain cars' math.cos(3 * position) of a huge position), or
+        None. Asked whenever step is picked again (_bind_step)."""
+        return None
+
+    def _state_may_raise(self) -> bool:
+        """Whether a step may lead to a state _state_step_error refuses (the
+        attributes allow it): step then goes through _step_synced, which
+        picks step again after each step."""
+        return False
+
     def _action_type_matters(self) -> bool:
         """Whether the step computes with the action's Python or numpy type
         (MountainCar), which the core's step1 does not see: then step goes
@@ -313,7 +496,7 @@ class _CoreEnv(gym.Env):
             self._drop_handed()
         if self.render_mode == "human":
             self.render()
-        if self._rebind_after_step:
+        if self._rebind_after_step or self._state_may_raise():
             self._bind_step()  # the state's types may no longer need the action's
         return result
 
@@ -531,7 +714,14 @@ class _CoreEnv(gym.Env):
     # Pickling and deepcopy rebuild the env and restore its state bit for bit.
     def __getstate__(self) -> dict[str, Any]:
         state, edited = self._snapshot_and_edit()
+        # A state written and not stepped since is that very object in
+        # Gymnasium (a list, a tuple, an int64 array...): the copy gets a
+        # copy of it, not the float64 array C holds.
+        handed = self.__dict__.get("_handed")
+        written = (handed[1] if handed is not None and handed[3]
+                   and self._handed_object() is handed[1] else None)
         return {
+            "written_state": written,
             "kwargs": {"render_mode": self.render_mode, **self._constructor_kwargs()},
             "state": state,
             "edited_state": edited,
@@ -553,6 +743,9 @@ class _CoreEnv(gym.Env):
             self._np_random = data["foreign_np_random"]
         self._core.closed = data["closed"]
         self.spec = data["spec"]
+        written = data.get("written_state")
+        if written is not None:  # C holds its values already (the snapshot)
+            self._hand_out(written, written=True)
         edited = data.get("edited_state")
         if edited is not None:
             obj = self.state  # handed out: the edit below is then the caller's own
