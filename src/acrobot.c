@@ -242,10 +242,9 @@ static void ccgym_acrobot_paint(const ccgym_draw *d, const void *state, const vo
 CCGYM_LANES_BLOCK(ccgym_acrobot)
 CCGYM_FAST_KERNEL(ccgym_acrobot)
 
-CCGYM_DEFINE_ENV(ccgym_acrobot, ccgym_acrobot_state, ccgym_acrobot_params, int64_t, 0, 3, 6,
-                 -0.1, 0.1, .name = "Acrobot",
+CCGYM_DEFINE_STOCK_ENV(ccgym_acrobot, ccgym_acrobot_state, ccgym_acrobot_params, int64_t, 0, 3, 6,
+                 -0.1, 0.1,
+                       CCGYM_LANES_BLOCK_OF(ccgym_acrobot), CCGYM_FAST_KERNEL_OF(ccgym_acrobot), .name = "Acrobot",
                  .reset_option_a = "low", .reset_option_b = "high", .canvas_width = 500,
                  .canvas_height = 500, .render_fps = 15, .gym_class = "AcrobotEnv", .paint = ccgym_acrobot_paint,
-                 .obs_low = ccgym_acrobot_obs_low, .obs_high = ccgym_acrobot_obs_high,
-                 .exact_lanes_block = CCGYM_LANES_BLOCK_OF(ccgym_acrobot),
-                 .fast_block = CCGYM_FAST_KERNEL_OF(ccgym_acrobot))
+                 .obs_low = ccgym_acrobot_obs_low, .obs_high = ccgym_acrobot_obs_high)

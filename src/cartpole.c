@@ -150,13 +150,12 @@ static void ccgym_cartpole_paint(const ccgym_draw *d, const void *state, const v
 CCGYM_LANES_BLOCK(ccgym_cartpole)
 CCGYM_FAST_KERNEL(ccgym_cartpole)
 
-CCGYM_DEFINE_ENV(ccgym_cartpole, ccgym_cartpole_state, ccgym_cartpole_params, int64_t, 0, 2, 4,
-                 -0.05, 0.05, .name = "CartPole",
+CCGYM_DEFINE_STOCK_ENV(ccgym_cartpole, ccgym_cartpole_state, ccgym_cartpole_params, int64_t, 0, 2, 4,
+                 -0.05, 0.05,
+                       CCGYM_LANES_BLOCK_OF(ccgym_cartpole), CCGYM_FAST_KERNEL_OF(ccgym_cartpole), .name = "CartPole",
                  .reset_option_a = "low", .reset_option_b = "high", .canvas_width = 600,
                  .canvas_height = 400, .render_fps = 50, .gym_class = "CartPoleEnv", .paint = ccgym_cartpole_paint,
                  .action_rules = CCGYM_RULE_ASSERTS_CONTAINS,
                  .obs_low = ccgym_cartpole_obs_low, .obs_high = ccgym_cartpole_obs_high,
-                 .exact_lanes_block = CCGYM_LANES_BLOCK_OF(ccgym_cartpole),
-                 .fast_block = CCGYM_FAST_KERNEL_OF(ccgym_cartpole),
                  .step_warning = ccgym_cartpole_step_warning,
                  .step_warns = ccgym_cartpole_step_warns)

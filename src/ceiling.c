@@ -1,5 +1,6 @@
-/* The reference ceiling (see ccgym/ceiling.h). Each env's bare loop is its
- * def's bare_range (CCGYM_DEFINE_ENV, ccgym_bare_loop in ccgym/driver.h):
+/* The reference ceiling (see ccgym/ceiling.h). Each stock env's bare loop is
+ * its stock def's bare_range (CCGYM_DEFINE_STOCK_ENV, ccgym_bare_loop in
+ * ccgym/driver.h):
  * the same inline step and reset, the same state structs and the same
  * default parameters as the real path, so the ceiling computes what the real
  * path computes by construction. What it leaves out is what the real path
@@ -18,7 +19,12 @@
  * block as its bare loop then: the same math as the real path, a block of
  * CCGYM_FAST_BLOCK instances at a time, over a batch view with no time
  * limit (the block's own bookkeeping of an ordinary step, a few adds per
- * instance, is the only driver work it keeps). */
+ * instance, is the only driver work it keeps).
+ *
+ * A plugin's def has no bare loop: its ceiling is its own step_range over
+ * such a view, in SAME_STEP mode (a terminated instance is reset at once with
+ * the default bounds, as the bare loop does), so it keeps the driver's
+ * bookkeeping of an ordinary step. */
 #include <stdlib.h>
 
 #include "ccgym/ceiling.h"
@@ -36,6 +42,7 @@ static double now_seconds(int cpu_clock)
 
 typedef struct ceiling_ctx {
     const ccgym_env_def *def;
+    const ccgym_stock_def *stock; /* NULL: a plugin's def (its step_range over `lanes`) */
     const ccgym_bare_job *job;
     const ccgym_batch *lanes; /* non-NULL: the bare loop of the exact lanes block */
 } ceiling_ctx;
@@ -54,7 +61,7 @@ static void ceiling_lanes_range(const ceiling_ctx *c, size_t begin, size_t end)
         const char *a = (const char *)j->actions + row * row_bytes;
         for (size_t lo = begin; lo < end; lo += CCGYM_FAST_BLOCK) {
             const size_t hi = end - lo < CCGYM_FAST_BLOCK ? end : lo + CCGYM_FAST_BLOCK;
-            def->exact_lanes_block(c->lanes, a, lo, hi, special);
+            c->stock->exact_lanes_block(c->lanes, a, lo, hi, special);
             if (j->rng)
                 for (size_t i = lo; i < hi; i++)
                     if (j->terminated[i])
@@ -66,13 +73,31 @@ static void ceiling_lanes_range(const ceiling_ctx *c, size_t begin, size_t end)
     }
 }
 
+/* A plugin's step_range over the view, instances [begin, end). */
+static void ceiling_step_range(const ceiling_ctx *c, size_t begin, size_t end)
+{
+    const ccgym_env_def *def = c->def;
+    const ccgym_bare_job *j = c->job;
+    const size_t action_size = def->action_dim ? sizeof(float) * (size_t)def->action_dim
+                                               : sizeof(int64_t);
+    const size_t row_bytes = j->n * action_size;
+    size_t row = 0;
+    for (int64_t t = 0; t < j->steps; t++) {
+        def->step_range(c->lanes, (const char *)j->actions + row * row_bytes, begin, end);
+        if (++row == j->n_action_rows)
+            row = 0;
+    }
+}
+
 static void ceiling_chunk(void *ctx, size_t begin, size_t end)
 {
     const ceiling_ctx *c = (const ceiling_ctx *)ctx;
-    if (c->lanes)
+    if (c->stock == NULL)
+        ceiling_step_range(c, begin, end);
+    else if (c->lanes)
         ceiling_lanes_range(c, begin, end);
     else
-        c->def->bare_range(c->job, begin, end);
+        c->stock->bare_range(c->job, begin, end);
 }
 
 /* Large enough for any env's params struct and its params_init inputs. */
@@ -82,7 +107,11 @@ double ccgym_ceiling_run(const ccgym_env_def *def, size_t n, int64_t steps, void
                          const void *actions, size_t n_action_rows, float *obs, double *reward,
                          uint8_t *terminated, int n_threads, int cpu_clock, int exact_lanes)
 {
-    if (def == NULL || def->bare_range == NULL || n_action_rows == 0)
+    if (def == NULL || n_action_rows == 0)
+        return -1.0;
+    const ccgym_stock_def *stock = ccgym_stock_of(def);
+    if (stock == NULL && (def->step_range == NULL || def->obs_dim > CCGYM_MAX_OBS_DIM ||
+                          (def->action_dim == 0 && def->n_actions == 0)))
         return -1.0;
     double values[CEILING_MAX_PARAMS];
     double params[CEILING_MAX_PARAMS]; /* doubles: aligned for any params struct */
@@ -95,15 +124,21 @@ double ccgym_ceiling_run(const ccgym_env_def *def, size_t n, int64_t steps, void
     def->params_init(params, values);
     ccgym_bare_job job = {params, n, steps, state, (ccgym_pcg64 *)rng, actions,
                           n_action_rows, obs, reward, terminated};
-    ceiling_ctx ctx = {def, &job, NULL};
+    ceiling_ctx ctx = {def, stock, &job, NULL};
     /* The real path's exact lanes, as the real path takes them (its
      * step_range: exact_lanes_block, lanes on, at least CCGYM_EXACT_LANES_MIN
      * instances), over a batch view: the job's arrays, shared params, no time
      * limit, and zeroed bookkeeping arrays for the block to write. */
     ccgym_batch view;
     void *book = NULL;
-    if (exact_lanes && def->exact_lanes_block && n >= CCGYM_EXACT_LANES_MIN) {
-        book = calloc(n, 2 * sizeof(int64_t) + 2);
+    const int plugin = stock == NULL;
+    if (plugin || (exact_lanes && stock->exact_lanes_block && n >= CCGYM_EXACT_LANES_MIN)) {
+        /* A plugin's SAME_STEP view also needs final observations, returns
+         * and lengths (and nothing reads them). */
+        const size_t per = 2 * sizeof(int64_t) + 2 +
+                           (plugin ? sizeof(float) * (size_t)def->obs_dim + 2 * sizeof(int64_t)
+                                   : 0);
+        book = calloc(n * per + 8, 1); /* (+ 8: the aligned tail below) */
         if (book == NULL)
             return -1.0;
         memset(&view, 0, sizeof view);
@@ -119,6 +154,15 @@ double ccgym_ceiling_run(const ccgym_env_def *def, size_t n, int64_t steps, void
         view.obs = obs;
         view.reward = reward;
         view.terminated = terminated;
+        if (plugin) {
+            int64_t *tail = (int64_t *)(view.pending_reset + n);
+            tail = (int64_t *)(((uintptr_t)tail + 7u) & ~(uintptr_t)7u);
+            view.final_return = (double *)tail;
+            view.final_length = tail + n;
+            view.final_obs = (float *)(tail + 2 * n);
+            /* No generators: a terminated instance steps on, as the bare loop's. */
+            view.autoreset_mode = rng ? CCGYM_AUTORESET_SAME_STEP : CCGYM_AUTORESET_DISABLED;
+        }
         ctx.lanes = &view;
     }
     size_t most = n / CCGYM_MIN_INSTANCES_PER_THREAD;

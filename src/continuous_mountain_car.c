@@ -185,8 +185,9 @@ static void ccgym_continuous_mountain_car_paint(const ccgym_draw *d, const void 
                             p->min_position, p->max_position, p->goal_position);
 }
 
-CCGYM_DEFINE_ENV(ccgym_continuous_mountain_car, ccgym_continuous_mountain_car_state,
-                 ccgym_continuous_mountain_car_params, float, 1, 0, 2, -0.6, -0.4, .name = "MountainCarContinuous",
+CCGYM_DEFINE_STOCK_ENV(ccgym_continuous_mountain_car, ccgym_continuous_mountain_car_state,
+                 ccgym_continuous_mountain_car_params, float, 1, 0, 2, -0.6, -0.4,
+                       CCGYM_LANES_BLOCK_OF(ccgym_continuous_mountain_car), NULL, .name = "MountainCarContinuous",
                  .reset_option_a = "low", .reset_option_b = "high", .canvas_width = 600,
                  .canvas_height = 400, .render_fps = 30, .gym_class = "Continuous_MountainCarEnv", .paint = ccgym_continuous_mountain_car_paint,
                  .action_rules = CCGYM_RULE_SQUARE_OVERFLOWS | CCGYM_RULE_LIST_DEFERS,
@@ -194,8 +195,7 @@ CCGYM_DEFINE_ENV(ccgym_continuous_mountain_car, ccgym_continuous_mountain_car_st
                  .obs_low = ccgym_continuous_mountain_car_obs_low,
                  .obs_high = ccgym_continuous_mountain_car_obs_high,
                  .action_low = ccgym_continuous_mountain_car_action_low,
-                 .action_high = ccgym_continuous_mountain_car_action_high,
-                 .exact_lanes_block = CCGYM_LANES_BLOCK_OF(ccgym_continuous_mountain_car))
+                 .action_high = ccgym_continuous_mountain_car_action_high)
 
 CCGYM_DEFINE_TYPED_STEP(ccgym_continuous_mountain_car, ccgym_continuous_mountain_car_state,
                         ccgym_continuous_mountain_car_params, 1)

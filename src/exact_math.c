@@ -4,7 +4,7 @@
  * the exact kernels can compute them in SIMD lanes. No glibc code or table is
  * copied; where each constant comes from:
  *
- *  - include/ccgym/exactmath_consts.h, generated from mathematics by
+ *  - src/include/ccgym/exactmath_consts.h, generated from mathematics by
  *    tools/gen_exact_math_consts.py (stdlib fractions/decimal): the range
  *    reduction constants (2/pi, pi/2 as hi+lo and as the 26/27/26/53-bit
  *    split), the rounding constants 1.5*2^45 and 1.5*2^52, the branch
@@ -882,7 +882,7 @@ void ccgym_xm_sincos_array(const double *x, double *s, double *c, size_t n)
 
 /* ------------------------------------------------------------ pow(x, 2) */
 
-/* include/ccgym/npmath.h's ccgym_pow2 takes x * x where its rule allows only
+/* src/include/ccgym/npmath.h's ccgym_pow2 takes x * x where its rule allows only
  * once this is 1: set by ccgym_exact_math_init when every probe of
  * ccgym_pow2_selfcheck equals the process's pow(x, 2.0). */
 int ccgym_pow2_fast = 0;

@@ -113,11 +113,11 @@ void ccgym_fast_drive(const ccgym_env_def *def, ccgym_fast_block_fn block, const
     kernels[isa_in_use()].drive(def, block, b, actions, begin, end);
 }
 
-/* The exact lanes blocks (ccgym_env_def.exact_lanes_block) under the block
+/* The exact lanes blocks (ccgym_stock_def.exact_lanes_block) under the block
  * driver: its own arithmetic is bookkeeping (no physics), so the generic
  * build of it serves every ISA; the block is the exact file's. */
-void ccgym_exact_lanes_drive(const ccgym_env_def *def, const ccgym_batch *b, const void *actions,
-                             size_t begin, size_t end)
+void ccgym_exact_lanes_drive(const ccgym_env_def *def, ccgym_fast_block_fn block,
+                             const ccgym_batch *b, const void *actions, size_t begin, size_t end)
 {
-    ccgym_fast_drive_generic(def, def->exact_lanes_block, b, actions, begin, end);
+    ccgym_fast_drive_generic(def, block, b, actions, begin, end);
 }

@@ -205,10 +205,10 @@ static void ccgym_mountain_car_paint(const ccgym_draw *d, const void *state, con
                             p->min_position, p->max_position, p->goal_position);
 }
 
-CCGYM_DEFINE_ENV(ccgym_mountain_car, ccgym_mountain_car_state, ccgym_mountain_car_params, int64_t,
-                 0, 3, 2, -0.6, -0.4, .name = "MountainCar",
+CCGYM_DEFINE_STOCK_ENV(ccgym_mountain_car, ccgym_mountain_car_state, ccgym_mountain_car_params, int64_t,
+                 0, 3, 2, -0.6, -0.4,
+                       CCGYM_LANES_BLOCK_OF(ccgym_mountain_car), NULL, .name = "MountainCar",
                  .reset_option_a = "low", .reset_option_b = "high", .canvas_width = 600,
                  .canvas_height = 400, .render_fps = 30, .gym_class = "MountainCarEnv", .paint = ccgym_mountain_car_paint,
                  .action_rules = CCGYM_RULE_ASSERTS_CONTAINS | CCGYM_RULE_UNSIGNED_ZERO_WRAPS,
-                 .obs_low = ccgym_mountain_car_obs_low, .obs_high = ccgym_mountain_car_obs_high,
-                 .exact_lanes_block = CCGYM_LANES_BLOCK_OF(ccgym_mountain_car))
+                 .obs_low = ccgym_mountain_car_obs_low, .obs_high = ccgym_mountain_car_obs_high)

@@ -214,15 +214,14 @@ static void ccgym_pendulum_paint(const ccgym_draw *d, const void *state, const v
     d->circle(d->canvas, offset, offset, 0.05 * scale, black);
 }
 
-CCGYM_DEFINE_ENV(ccgym_pendulum, ccgym_pendulum_state, ccgym_pendulum_params, float, 1, 0, 3,
-                 M_PI, 1.0, .name = "Pendulum",
+CCGYM_DEFINE_STOCK_ENV(ccgym_pendulum, ccgym_pendulum_state, ccgym_pendulum_params, float, 1, 0, 3,
+                 M_PI, 1.0,
+                       CCGYM_LANES_BLOCK_OF(ccgym_pendulum), CCGYM_FAST_KERNEL_OF(ccgym_pendulum), .name = "Pendulum",
                  .reset_symmetric = 1, .reset_option_a = "x_init", .reset_option_b = "y_init",
                  .canvas_width = 500, .canvas_height = 500, .render_fps = 30, .gym_class = "PendulumEnv", .paint = ccgym_pendulum_paint,
                  .reward_type = CCGYM_REWARD_NUMPY,
                  .typed_step_range = ccgym_pendulum_typed_step_range,
                  .obs_low = ccgym_pendulum_obs_low, .obs_high = ccgym_pendulum_obs_high,
-                 .action_low = ccgym_pendulum_action_low, .action_high = ccgym_pendulum_action_high,
-                 .exact_lanes_block = CCGYM_LANES_BLOCK_OF(ccgym_pendulum),
-                 .fast_block = CCGYM_FAST_KERNEL_OF(ccgym_pendulum))
+                 .action_low = ccgym_pendulum_action_low, .action_high = ccgym_pendulum_action_high)
 
 CCGYM_DEFINE_TYPED_STEP(ccgym_pendulum, ccgym_pendulum_state, ccgym_pendulum_params, 1)

@@ -36,6 +36,50 @@ def test_headers_and_version():
     # api_version is the def's first member: a plugin of any version has it there.
     body = header[header.index("typedef struct ccgym_env_def {"):]
     assert body.split("\n")[1].split()[:2] == ["int", "api_version;"]
+    # Then the minor version and the def's size (numpy's extension-struct style).
+    minor = int(re.search(r"#define CCGYM_API_MINOR (\d+)", header).group(1))
+    assert minor == _core.API_MINOR
+    assert [line.split()[:2] for line in body.split("\n")[1:8] if line.strip()
+            and not line.strip().startswith("*")][1:3] == [["int", "api_minor;"],
+                                                           ["size_t", "size;"]]
+
+
+# The public contract (docs/custom_env.md): the headers ccgym installs.
+PUBLIC_HEADERS = {"ccgym.h", "env.h", "define_env.h", "rng.h", "draw.h"}
+
+
+def test_installed_headers_are_the_contract_only():
+    """The include directory (the source tree's include/, which CMake
+    installs whole) holds the public headers only, and they include nothing
+    but each other and the C library: ccgym's exact math, numpy emulation,
+    thread pool, kernels, pragmas and stock envs' step bodies stay private."""
+    inc = pathlib.Path(ccgym.get_include()) / "ccgym"
+    assert {p.name for p in inc.iterdir()} == PUBLIC_HEADERS
+    for name in PUBLIC_HEADERS:
+        text = (inc / name).read_text()
+        for included in re.findall(r'#include\s+"([^"]+)"', text):
+            assert included.startswith("ccgym/") and included[6:] in PUBLIC_HEADERS, (name, included)
+        assert "#pragma" not in text, name
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None or shutil.which("nm") is None,
+                    reason="needs gcc and nm")
+@pytest.mark.parametrize("opt", ["-O0", "-O2"])
+def test_example_plugin_references_no_ccgym_symbol(tmp_path, opt):
+    """examples/custom_env's C at -O0 (a debug build) and -O2 names no
+    function of ccgym's: CCGYM_DEFINE_ENV and the loops are inline in the
+    public headers (tools/plugin_check.sh builds and imports both in CI)."""
+    import sysconfig
+
+    so = tmp_path / "p.so"
+    env = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
+    r = subprocess.run(["gcc", opt, "-Wall", "-Wextra", "-Werror", "-fPIC", "-shared",
+                        "-I", ccgym.get_include(), "-I", sysconfig.get_paths()["include"],
+                        str(ROOT / "examples/custom_env/src/pointmass.c"), "-o", str(so), "-lm"],
+                       capture_output=True, text=True, timeout=120, env=env)
+    assert r.returncode == 0, r.stderr
+    undefined = subprocess.run(["nm", "-u", str(so)], capture_output=True, text=True).stdout
+    assert not re.findall(r"\bccgym_\w+", undefined), undefined
 
 
 @pytest.mark.skipif(shutil.which("cmake") is None, reason="no cmake")
@@ -84,6 +128,12 @@ def test_register_refusals():
     with pytest.raises(ValueError, match=r"API version.*rebuild the plugin"):
         _core.register_c_def(_core._test_def_capsule("CartPole", "Old1",
                                                      api_version=_core.API_VERSION + 1))
+    with pytest.raises(ValueError, match=r"API version.*major version.*rebuild the plugin"):
+        _core.register_c_def(_core._test_def_capsule("CartPole", "Old2",
+                                                     api_version=_core.API_VERSION - 1))
+    with pytest.raises(ValueError, match=r"newer than this ccgym's.*upgrade ccgym, or rebuild"):
+        _core.register_c_def(_core._test_def_capsule("CartPole", "New1",
+                                                     api_minor=_core.API_MINOR + 1))
     with pytest.raises(ValueError, match="malformed env def 'Bad1': obs_dim 0"):
         _core.register_c_def(_core._test_def_capsule("CartPole", "Bad1", obs_dim=0))
     with pytest.raises(ValueError, match="step_range is NULL"):
@@ -107,7 +157,7 @@ def test_register_refusals():
     # Refused calls leave the table as it was.
     assert _core.ENV_KINDS == kinds
     assert all(k not in _core.ENV_INFO
-               for k in ("Wrong1", "Old1", "Bad1", "Bad2", "Bad3", "Bad4", "Bad5", "Bad6",
+               for k in ("Wrong1", "Old1", "Old2", "New1", "Bad1", "Bad2", "Bad3", "Bad4", "Bad5", "Bad6",
                          "Bad7"))
 
 
@@ -180,6 +230,57 @@ for kind, stock_id in (("CartPole", "CartPole-v1"), ("Pendulum", "Pendulum-v1"))
     assert runs[0].states.tobytes() == runs[1].states.tobytes()
 print("OK")
 """
+
+
+OLDER_MINOR = """
+import warnings
+import numpy as np, gymnasium as gym
+import ccgym
+from ccgym import _core
+
+assert _core.API_MINOR >= 1
+# A def laid out as minor version API_MINOR - 1 describes: its size field is
+# that version's and only that many bytes exist (CartPole's step_warning and
+# step_warns, added in minor 1, are not there).
+cap = _core._test_def_capsule("CartPole", "CartPoleOld", api_minor=_core.API_MINOR - 1)
+cls = ccgym.register_c_env(cap, id="test/CartPoleOld-v0", max_episode_steps=50)
+info = _core.env_info("CartPoleOld")
+assert info.step_warning is None, info.step_warning  # the missing member's default
+assert _core.env_info("CartPole").step_warning is not None
+a = gym.make("test/CartPoleOld-v0")
+b = gym.make("ccgym/CartPole-v1", max_episode_steps=50)
+oa, _ = a.reset(seed=3); ob, _ = b.reset(seed=3)
+assert oa.tobytes() == ob.tobytes()
+for t in range(40):
+    act = t % 2
+    ra, rb = a.step(act), b.step(act)
+    assert ra[0].tobytes() == rb[0].tobytes() and ra[1:4] == rb[1:4], t
+    if ra[2] or ra[3]:
+        a.reset(); b.reset()
+# A def whose size is not its minor version's is refused.
+bad = _core._test_def_capsule("CartPole", "CartPoleOdd", api_minor=_core.API_MINOR - 1)
+import ctypes
+ptr = ctypes.pythonapi.PyCapsule_GetPointer
+ptr.restype, ptr.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
+addr = ptr(bad, b"ccgym.env_def")
+# size is the third member, after two ints.
+ctypes.c_size_t.from_address(addr + 8).value += 8
+try:
+    _core.register_c_def(bad)
+    raise SystemExit("a def of the wrong size was taken")
+except ValueError as e:
+    assert "bytes" in str(e), e
+print("OK")
+"""
+
+
+def test_def_of_an_older_minor_version_registers():
+    """Forward compatibility: a plugin built against the previous minor
+    version's headers (a shorter def) registers and runs, the members it
+    lacks at their defaults."""
+    r = subprocess.run([sys.executable, "-c", OLDER_MINOR], capture_output=True, text=True,
+                       timeout=300, cwd=ROOT, env={**os.environ, "PYTHONWARNINGS": "error"})
+    assert r.returncode == 0 and r.stdout.strip().endswith("OK"), r.stdout + r.stderr
 
 
 def test_registered_def_runs_everywhere():

@@ -1,7 +1,7 @@
 /* Raw speed of exact math's sin+cos (the lanes in use) against libm's, in ns
  * per value, on 4096 values uniform in [lo, hi] (default [-3.5, 3.5]).
  *
- *   F="-O2 -ffp-contract=off -fno-fast-math -fno-math-errno -Iinclude"
+ *   F="-O2 -ffp-contract=off -fno-fast-math -fno-math-errno -Iinclude -Isrc/include"
  *   gcc $F -mavx2 -mfma -DCCGYM_XM_LANES=avx2 -c src/exact_math_lanes.c -o /tmp/xm_avx2.o
  *   gcc $F -mavx512f -mavx512dq -mavx512vl -mavx512bw -mavx2 -mfma -DCCGYM_XM_LANES=avx512 \
  *       -c src/exact_math_lanes.c -o /tmp/xm_avx512.o

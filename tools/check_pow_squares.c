@@ -1,11 +1,11 @@
 /* Checks, for every float32 value a, that libm's pow((double)a, 2.0) is
- * bit for bit (double)a * (double)a (what include/ccgym/npmath.h's
+ * bit for bit (double)a * (double)a (what src/include/ccgym/npmath.h's
  * ccgym_pow2_of_f32 relies on), counts where powf(a, 2.0f) differs from
  * a * a in float32 (why ccgym_pow2f cannot simply square), and checks that
  * ccgym_pow2f's rule (the rounded exact square where it is within
  * CCGYM_POW2F_T float ulps of it) gives powf's bits wherever it applies.
  *
- *     gcc -O2 -fno-builtin -ffp-contract=off -Iinclude tools/check_pow_squares.c -o /tmp/chk -lm
+ *     gcc -O2 -fno-builtin -ffp-contract=off -Iinclude -Isrc/include tools/check_pow_squares.c -o /tmp/chk -lm
  *     /tmp/chk        # a minute or two; exits 1 if a check fails
  */
 #include <math.h>

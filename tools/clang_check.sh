@@ -17,7 +17,7 @@ fi
 "$CC" --version | head -1
 OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT
-WARN=(-std=gnu99 -Wall -Wextra -Werror -Iinclude -Isrc -fPIC)
+WARN=(-std=gnu99 -Wall -Wextra -Werror -Iinclude -Isrc/include -Isrc -fPIC)
 EXACT=(-O2 -ffp-contract=off -fno-fast-math -fno-builtin-pow -fno-builtin-powf -fno-math-errno)
 FAST=("${EXACT[@]}" -O3 -fno-trapping-math)
 X86=0

@@ -1,4 +1,4 @@
-"""Derives the constants of include/ccgym/fastmath.h (run with mpmath; the
+"""Derives the constants of src/include/ccgym/fastmath.h (run with mpmath; the
 output is pasted into the header).
 
 - pi/2 split into three doubles for Cody-Waite reduction: the first two hold

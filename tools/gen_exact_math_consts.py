@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Generate include/ccgym/exactmath_consts.h: the constants of src/exact_math.c
+"""Generate src/include/ccgym/exactmath_consts.h: the constants of src/exact_math.c
 that follow from mathematics alone (Python stdlib only: fractions, decimal).
 
 The algorithm is glibc's double sin/cos (>= 2.28, IBM Accurate Mathematical
@@ -11,7 +11,7 @@ polynomial coefficients, the table low words that are not correctly rounded)
 are read from the loaded libm at init by src/exact_math.c and verified there
 by the self-check.
 
-Run: python3 tools/gen_exact_math_consts.py > include/ccgym/exactmath_consts.h
+Run: python3 tools/gen_exact_math_consts.py > src/include/ccgym/exactmath_consts.h
 """
 import struct
 from decimal import Decimal, getcontext

@@ -4,7 +4,8 @@
 Run at the repository root. It copies the source env's own files under the
 new name and registers it, and touches nothing else:
 
-- creates ``include/ccgym/<name>.h`` and ``src/<name>.c`` (the source env's
+- creates ``src/include/ccgym/<name>.h`` (private: ccgym installs only the
+  public ``include/ccgym``) and ``src/<name>.c`` (the source env's
   header and C file, its identifiers, header guard and def name renamed),
   ``src/<name>_lanes.c`` where the source has an exact lanes block (its
   ``src/<kind>_lanes.c``, renamed the same way), and
@@ -47,10 +48,12 @@ def snake(name: str) -> str:
 
 
 def shared_symbols(source_files: set[pathlib.Path]) -> set[str]:
-    """Identifiers declared in the shared headers (every header in include/
-    or src/ but the source env's own): the shared code's, not the env's."""
+    """Identifiers declared in the shared headers (every header in include/,
+    src/include/ or src/ but the source env's own): the shared code's, not
+    the env's."""
     words: set[str] = set()
-    for path in [*ROOT.glob("include/ccgym/*.h"), *ROOT.glob("src/*.h")]:
+    for path in [*ROOT.glob("include/ccgym/*.h"), *ROOT.glob("src/include/ccgym/*.h"),
+                 *ROOT.glob("src/*.h")]:
         if path.resolve() in source_files:
             continue
         words.update(re.findall(r"\bccgym_\w+", path.read_text()))
@@ -70,13 +73,13 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"NAME must be CamelCase letters and digits, got {args.name!r}")
     new = snake(args.name)
     old = args.source
-    src_c, src_h = ROOT / "src" / f"{old}.c", ROOT / "include" / "ccgym" / f"{old}.h"
+    src_c, src_h = ROOT / "src" / f"{old}.c", ROOT / "src" / "include" / "ccgym" / f"{old}.h"
     registry_c, registry_py = ROOT / "src" / "envs.def", ROOT / "python/ccgym/_registration.py"
     for path in (src_c, src_h, registry_c, registry_py):
         if not path.is_file():
             parser.error(f"{path.relative_to(ROOT)} not found (run at the repository root; "
                          "--from takes an env's file name such as pendulum)")
-    new_c, new_h = ROOT / "src" / f"{new}.c", ROOT / "include" / "ccgym" / f"{new}.h"
+    new_c, new_h = ROOT / "src" / f"{new}.c", ROOT / "src" / "include" / "ccgym" / f"{new}.h"
     new_py = ROOT / "python" / "ccgym" / f"_env_{new}.py"
     src_lanes, new_lanes = ROOT / "src" / f"{old}_lanes.c", ROOT / "src" / f"{new}_lanes.c"
     for path in (new_c, new_h, new_py, new_lanes):
@@ -84,10 +87,10 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(f"{path.relative_to(ROOT)} exists already")
 
     c_text = src_c.read_text()
-    m = re.search(r'CCGYM_DEFINE_ENV\(\s*ccgym_' + re.escape(old) + r'\b.*?\.name = "(\w+)"',
+    m = re.search(r'CCGYM_DEFINE_STOCK_ENV\(\s*ccgym_' + re.escape(old) + r'\b.*?\.name = "(\w+)"',
                   c_text, re.S)
     if m is None:
-        parser.error(f"src/{old}.c has no CCGYM_DEFINE_ENV(ccgym_{old}, ...) with a .name")
+        parser.error(f"src/{old}.c has no CCGYM_DEFINE_STOCK_ENV(ccgym_{old}, ...) with a .name")
     old_kind = m.group(1)
     m = re.search(r'\.gym_class = "(\w+)"', c_text)
     if m is None:

@@ -5,7 +5,11 @@
 # (its build environment gets ccgym from the wheel via --find-links:
 # headers, find_package(ccgym)), then the example's own tests
 # (custom/PointMass-v0 through gym.make, make_vec in every autoreset mode,
-# ccgym.make_vec, SB3, state, pickle, rendering, ccgym bench).
+# ccgym.make_vec, SB3, state, pickle, rendering, ccgym bench). The plugin is
+# built twice, at -O0 (CMake's Debug, as a user's debug build) and at -O2
+# (RelWithDebInfo): each module must reference no ccgym symbol (`nm -u`:
+# the public headers are all inline, whatever the optimiser folds) and pass
+# the tests.
 #
 # Usage: tools/plugin_check.sh [-w WHEEL_DIR] [-o WORKDIR] [-n]
 #   -w  a directory holding a ccgym wheel for this Python (default: build one)
@@ -73,11 +77,22 @@ log "ccgym installed in a fresh venv ($((SECONDS - start)) s)"
 # takes ccgym from the wheel directory.
 cp -r "$ROOT/examples/custom_env" "$WORK/custom_env"
 rm -rf "$WORK/custom_env/build"
-"$VPY" -m pip install -q --find-links "$WHEELS" "$WORK/custom_env" >"$WORK/plugin.log" 2>&1 \
-  || { tail -60 "$WORK/plugin.log"; exit 1; }
-log "examples/custom_env built and installed with build isolation ($((SECONDS - start)) s)"
-
-# From outside the tree, so that the installed packages are what run.
-cd "$WORK/custom_env"
-"$VPY" -m pytest -q -p no:cacheprovider tests
+for build_type in Debug RelWithDebInfo; do
+  "$VPY" -m pip install -q --force-reinstall --no-deps --find-links "$WHEELS" \
+    -Ccmake.build-type=$build_type "$WORK/custom_env" >"$WORK/plugin.log" 2>&1 \
+    || { tail -60 "$WORK/plugin.log"; exit 1; }
+  log "examples/custom_env built ($build_type) and installed with build isolation ($((SECONDS - start)) s)"
+  so=$("$VPY" -c 'import importlib.util as u; print(u.find_spec("ccgym_pointmass._pointmass").origin)')
+  # (-O0 leaves every inline helper a real function: a helper that named one
+  # of ccgym's functions would show here, and fail to import.)
+  if command -v nm >/dev/null; then
+    if nm -u "$so" | grep -w 'ccgym_[A-Za-z0-9_]*'; then
+      echo "plugin_check: the $build_type plugin references ccgym symbols (above): the public headers must be self-contained" >&2
+      exit 1
+    fi
+    log "nm -u $(basename "$so") ($build_type): no ccgym symbol"
+  fi
+  # From outside the tree, so that the installed packages are what run.
+  (cd "$WORK/custom_env" && "$VPY" -m pytest -q -p no:cacheprovider tests)
+done
 log "done in $((SECONDS - start)) s"

@@ -51,7 +51,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-WARN=(-std=gnu99 -Wall -Wextra -Werror -Iinclude -Isrc)
+WARN=(-std=gnu99 -Wall -Wextra -Werror -Iinclude -Isrc/include -Isrc)
 EXACT=(-O2 -ffp-contract=off -fno-fast-math -fno-builtin-pow -fno-builtin-powf -fno-math-errno)
 FAST=("${EXACT[@]}" -O3 -fno-trapping-math)
 # The kernels as CMakeLists.txt gathers them: every src/*.c but the per-ISA
@@ -131,7 +131,7 @@ echo "wine_check: MinGW-w64 build (-Werror), __int128 multiply"
 build "$MINGW" mingw -D__USE_MINGW_ANSI_STDIO=1
 echo "wine_check: MinGW-w64 build (-Werror), portable 32-bit-limb multiply (CCGYM_NO_INT128)"
 build "$MINGW" mingw-noint128 -D__USE_MINGW_ANSI_STDIO=1 -DCCGYM_NO_INT128
-# The MSVC branches of include/ccgym/portable.h (_umul128, the Interlocked
+# The MSVC branches of src/include/ccgym/portable.h (_umul128, the Interlocked
 # atomics, _BitScanForward64, _mm_pause/_mm_prefetch, __cpuid/__cpuidex and
 # _xgetbv, __forceinline, no vector extensions, volatile barriers), compiled
 # by clang for MinGW-w64 with Microsoft extensions (CCGYM_TEST_MSVC_PATHS)

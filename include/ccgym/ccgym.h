@@ -1,14 +1,15 @@
 /* ccgym's public C API: what a package needs to define its own env in C and
  * register it with an installed ccgym (docs/custom_env.md). Include this one
  * header; ccgym.get_include() is its directory's parent, and CMake's
- * find_package(ccgym) gives the target ccgym::headers.
+ * find_package(ccgym) gives the target ccgym::headers. These five headers
+ * are all ccgym installs.
  *
  *   ccgym/env.h     the env def (ccgym_env_def), its field tables
  *                   (ccgym_field; CCGYM_FIELD, CCGYM_ATTR, CCGYM_BOUNDED_ATTR,
  *                   CCGYM_SWITCH), the drawing primitives a def's paint
  *                   function gets (ccgym_draw, ccgym_rgb) and the version
- *                   CCGYM_API_VERSION;
- *   ccgym/driver.h  the batch struct and CCGYM_DEFINE_ENV (with
+ *                   CCGYM_API_VERSION / CCGYM_API_MINOR;
+ *   ccgym/define_env.h  the batch struct and CCGYM_DEFINE_ENV (with
  *                   CCGYM_DEFINE_TYPED_STEP for a continuous env), which
  *                   builds a def and its driver loops from an env's inline
  *                   step, reset and observe;
@@ -20,19 +21,21 @@
  *                   CCGYM_DEFINE_PLUGIN_MODULE.
  *
  * Everything a plugin calls is inline in these headers (or, for drawing, a
- * function pointer ccgym hands over): a plugin links against nothing of
- * ccgym's, and the def is the whole contract.
+ * function pointer ccgym hands over), at any optimisation level: a plugin
+ * links against nothing of ccgym's (tools/plugin_check.sh checks `nm -u` of
+ * -O0 and -O2 builds), and the def is the whole contract. Nothing here
+ * changes the includer's compiler settings.
  *
- * Version rule: CCGYM_API_VERSION (ccgym/env.h) changes with any change of
- * the layout or meaning of ccgym_env_def, ccgym_field, ccgym_batch,
- * ccgym_bare_job or ccgym_draw (members, flags, enums); registration takes a
- * def only when its api_version equals the running ccgym's exactly, and
- * otherwise raises ValueError asking for a rebuild against that ccgym. */
+ * Version rule (ccgym/env.h): a def carries CCGYM_API_VERSION (major),
+ * CCGYM_API_MINOR and its sizeof; ccgym takes a def of its own major version
+ * and the same or an older minor (built against older headers: the members
+ * added since take their defaults), and refuses another major or a newer
+ * minor with ValueError asking for a rebuild against the running ccgym. */
 #ifndef CCGYM_CCGYM_H_
 #define CCGYM_CCGYM_H_
 
+#include "ccgym/define_env.h"
 #include "ccgym/draw.h"
-#include "ccgym/driver.h"
 #include "ccgym/env.h"
 #include "ccgym/rng.h"
 
@@ -59,7 +62,8 @@
             Py_DECREF(m);                                                               \
             return NULL;                                                                \
         }                                                                               \
-        if (PyModule_AddIntConstant(m, "api_version", CCGYM_API_VERSION) < 0) {         \
+        if (PyModule_AddIntConstant(m, "api_version", CCGYM_API_VERSION) < 0 ||         \
+            PyModule_AddIntConstant(m, "api_minor", CCGYM_API_MINOR) < 0) {             \
             Py_DECREF(m);                                                               \
             return NULL;                                                                \
         }                                                                               \

@@ -1,7 +1,8 @@
-/* The env table: everything the driver, the binding, the renderer and the
- * bench ceiling know of an env, stated once per env in its own source file
- * (src/<env>.c, through CCGYM_DEFINE_ENV in ccgym/driver.h) and listed once
- * in the registry ccgym_envs[] (src/envs.c). The Python layers build their
+/* The env def: everything the driver, the binding, the renderer and the
+ * bench know of an env, stated once per env in its own source file (through
+ * CCGYM_DEFINE_ENV, ccgym/define_env.h): a stock env's in src/<env>.c, a
+ * plugin's in its own package (docs/custom_env.md). Part of ccgym's public C
+ * API (ccgym/ccgym.h). The Python layers build their
  * kind list, state dtypes, parameter names and defaults and reset bounds from
  * it (python/ccgym/_core.pyx, which declares these structs in _core.pxd).
  * A field's Gymnasium attribute name and typing class (CCGYM_ATTR) and the
@@ -15,14 +16,25 @@
 
 #include "ccgym/rng.h"
 
-/* The version of ccgym's C API (include/ccgym/ccgym.h): the layout and
- * meaning of ccgym_env_def, ccgym_field, ccgym_batch, ccgym_bare_job and
- * ccgym_draw, and of the flags and enums they carry. It is bumped on any
- * change to one of them (a member added, removed, moved or retyped, a flag's
- * meaning changed); the def macros store it in ccgym_env_def.api_version and
- * registration (ccgym.register_c_env) takes a def only when it equals this
- * build's: a plugin built against another ccgym must be rebuilt. */
-#define CCGYM_API_VERSION 3
+/* The version of ccgym's C API (include/ccgym/ccgym.h), as numpy's
+ * extension structs are versioned: the layout and meaning of ccgym_env_def,
+ * ccgym_field, ccgym_batch and ccgym_draw, and of the flags and enums they
+ * carry. The def macros store both numbers and the def's sizeof in
+ * ccgym_env_def (api_version, api_minor, size).
+ *   - CCGYM_API_MINOR goes up when members are added at the end of
+ *     ccgym_env_def (or a flag or enum value is added) and nothing else
+ *     changes: ccgym takes a def of the same major version and an older
+ *     minor, built against older headers, reading only its `size` bytes
+ *     (the members it lacks take their defaults: 0, NULL).
+ *   - CCGYM_API_VERSION (the major) goes up on any other change (a member
+ *     removed, moved or retyped, a meaning changed), and the minor restarts
+ *     at 0.
+ * Registration (ccgym.register_c_env) refuses with ValueError a def of
+ * another major version or of a newer minor than the running ccgym's.
+ * Minor versions of major 4: 0, the members up to render_fps; 1, adds
+ * step_warning and step_warns. */
+#define CCGYM_API_VERSION 4
+#define CCGYM_API_MINOR 1
 
 /* The C type of a state or params struct field. */
 enum ccgym_field_type {
@@ -46,7 +58,7 @@ enum ccgym_param_role {
      * of an attribute keeps its value. */
     CCGYM_PARAM_KEPT = 16,
     /* An input ccgym sets from the running numpy: 1 when numpy's float32
-     * sin/cos is its FMA polynomial (ccgym/npmath.h), else 0. */
+     * sin/cos is its FMA polynomial (ccgym's own numpy emulation), else 0. */
     CCGYM_PARAM_NUMPY_FMA = 32
 };
 
@@ -69,7 +81,7 @@ enum ccgym_attr_class {
      * scalars promote to float64 and compute as float(value) too. */
     CCGYM_ATTR_NARROW = 2,
     /* Its numpy type is carried by the params field "<member>_t"
-     * (ccgym/nptype.h): the typed step computes in numpy's promotion. */
+     * (ccgym's own numpy type tags): the typed step computes in numpy's promotion. */
     CCGYM_ATTR_TYPED = 4,
     /* Gymnasium multiplies it with other attributes: Python ints are taken
      * up to 2**17 (their products stay exact as doubles). */
@@ -112,7 +124,7 @@ enum ccgym_attr_class {
 
 /* The type tag (the "<field>_t" params field of a CCGYM_ATTR_TYPED
  * attribute) of a Python int value of a CCGYM_ATTR_PY_INT_TAG attribute:
- * next after ccgym/nptype.h's CCGYM_T_PY..CCGYM_T_F64, which the env's own
+ * next after ccgym's own type tags (0..3), which the env's own
  * typed step then handles. */
 enum { CCGYM_T_PYINT = 4 };
 
@@ -235,21 +247,6 @@ typedef void (*ccgym_reset_fn)(const void *params, void *state, ccgym_pcg64 *rng
 typedef void (*ccgym_observe_fn)(const void *params, const void *state, int just_reset,
                                  float *obs);
 
-/* The bench ceiling's job (see ccgym/ceiling.h): n instances stepped `steps`
- * times, step t taking row t % n_action_rows of actions. */
-typedef struct ccgym_bare_job {
-    const void *params;       /* one params struct shared by all instances */
-    size_t n;
-    int64_t steps;
-    void *state;              /* n state structs */
-    ccgym_pcg64 *rng;         /* NULL: a terminated instance steps on */
-    const void *actions;
-    size_t n_action_rows;
-    float *obs;
-    double *reward;
-    uint8_t *terminated;
-} ccgym_bare_job;
-
 /* The largest obs_dim of any env (Acrobot's 6): the size of the fixed
  * scratch buffers that stand in for variable-length arrays (MSVC has none).
  * CCGYM_DEFINE_ENV refuses to compile an env with a larger one. */
@@ -257,8 +254,11 @@ typedef struct ccgym_bare_job {
 
 /* What every layer needs to know of an env. */
 typedef struct ccgym_env_def {
-    int api_version;              /* CCGYM_API_VERSION of the headers it was built with:
-                                   * always the first member (set by CCGYM_DEFINE_ENV) */
+    int api_version;              /* CCGYM_API_VERSION (the major) of the headers it was
+                                   * built with: always the first member (set, as the next
+                                   * two, by CCGYM_DEFINE_ENV) */
+    int api_minor;                /* their CCGYM_API_MINOR */
+    size_t size;                  /* sizeof(ccgym_env_def) in them: the bytes ccgym reads */
     const char *name;             /* the kind: "CartPole", ... */
     int obs_dim;
     int action_dim;               /* 0: discrete (int64 actions), else float32 (or typed, see
@@ -280,7 +280,8 @@ typedef struct ccgym_env_def {
     /* params_init(p, v): p from the inputs v, in param_fields order (the
      * CCGYM_PARAM_INPUT fields), computed as Gymnasium's __init__ does. */
     void (*params_init)(void *params, const double *values);
-    /* The driver's entry points (ccgym_batch_step / ccgym_batch_reset). */
+    /* The driver's entry points: ccgym calls them (from its threads) over
+     * instances [begin, end) of a batch (CCGYM_DEFINE_ENV defines them). */
     void (*step_range)(const struct ccgym_batch *b, const void *actions, size_t begin,
                        size_t end);
     void (*reset_range)(const struct ccgym_batch *b, const uint8_t *mask, double a, double bnd,
@@ -289,10 +290,6 @@ typedef struct ccgym_env_def {
     ccgym_reset_fn reset_one;
     /* One instance's last observation from its state (see ccgym_observe_fn). */
     ccgym_observe_fn observe_one;
-    /* The bench ceiling's bare loop over instances [begin, end). */
-    void (*bare_range)(const ccgym_bare_job *job, size_t begin, size_t end);
-    /* precision="fast": this env with the vectorised step (itself when it has none). */
-    const struct ccgym_env_def *fast;
     /* Continuous envs: the exact step for actions of another enum
      * ccgym_action_type than float32 (b->action_type; the actions are
      * doubles), for both defs; NULL for discrete envs. */
@@ -310,14 +307,7 @@ typedef struct ccgym_env_def {
     ccgym_paint_fn paint;
     /* Gymnasium's metadata["render_fps"] (0: 30, as a plugin's default). */
     int render_fps;
-    /* The exact step of instances [lo, hi) (hi - lo <= 256) as a block kernel
-     * (src/fast_kernels.h's ccgym_fast_block_fn contract): the env's step body
-     * with its sin/cos batched through include/ccgym/exactmath.h, so in SIMD
-     * lanes when those are active; the same bits as step_range. step_range
-     * takes it, under the block driver, when ccgym_exact_lanes_active();
-     * NULL: none (the per-instance loop). */
-    void (*exact_lanes_block)(const struct ccgym_batch *b, const void *actions, size_t lo,
-                              size_t hi, uint8_t *special);
+    /* Minor version 1. */
     /* A warning Gymnasium's single env logs from its step, or NULL: after
      * every single-env step, ccgym logs step_warning with
      * gymnasium.logger.warn when step_warns(state, terminated) is nonzero
@@ -326,19 +316,6 @@ typedef struct ccgym_env_def {
      * steps_beyond_terminated == 0 test. Both set, or both NULL. */
     const char *step_warning;
     int (*step_warns)(const void *state, int terminated);
-    /* precision="fast": the fast step of instances [lo, hi) as a block
-     * kernel (the exact_lanes_block contract), the fast def's step under the
-     * fast driver; NULL: the fast def steps exactly. The stock envs build it
-     * from their one block file (src/<env>_lanes.c with the fast backend,
-     * ccgym/driver.h CCGYM_FAST_KERNEL); a plugin may name its own. */
-    void (*fast_block)(const struct ccgym_batch *b, const void *actions, size_t lo, size_t hi,
-                       uint8_t *special);
 } ccgym_env_def;
-
-/* The registry (src/envs.c, its list src/envs.def): every stock env, the
- * first entries of _core.ENV_KINDS (registered plugins follow, in the
- * binding's table). */
-extern const ccgym_env_def *const ccgym_envs[];
-extern const int ccgym_num_envs;
 
 #endif /* CCGYM_ENV_H_ */

@@ -9,7 +9,79 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ccgym/portable.h"
+/* MSVC's 128-bit product intrinsics (the same condition as the private
+ * portable.h's CCGYM_MSVC, which this public header can not include). */
+#if (defined(_MSC_VER) && !defined(__clang__)) || defined(CCGYM_TEST_MSVC_PATHS)
+#define CCGYM_RNG_MSVC_ 1
+#include <intrin.h>
+#if defined(_M_X64) || defined(__x86_64__)
+#define CCGYM_RNG_MSVC_X64_ 1
+#elif defined(_M_ARM64) || defined(__aarch64__)
+#define CCGYM_RNG_MSVC_ARM64_ 1
+#endif
+#endif
+
+/* ----------------------------------------------------- 128-bit integers
+ * ccgym_u128 is two 64-bit halves (lo first: the memory layout the binding
+ * reads, PCG64's state as numpy's (state_lo, state_hi)). The product goes
+ * through unsigned __int128 where the compiler has it, _umul128 / __umulh
+ * on MSVC, and 32-bit limbs otherwise (define CCGYM_NO_INT128 to force
+ * that one, as the C test driver does to check it). */
+typedef struct ccgym_u128 {
+    uint64_t lo, hi;
+} ccgym_u128;
+
+static inline ccgym_u128 ccgym_u128_make(uint64_t hi, uint64_t lo)
+{
+    ccgym_u128 r;
+    r.lo = lo;
+    r.hi = hi;
+    return r;
+}
+
+static inline ccgym_u128 ccgym_u128_add(ccgym_u128 a, ccgym_u128 b)
+{
+    ccgym_u128 r;
+    r.lo = a.lo + b.lo;
+    r.hi = a.hi + b.hi + (uint64_t)(r.lo < a.lo);
+    return r;
+}
+
+/* (hi, lo) of the full 64 x 64 -> 128-bit product. */
+static inline uint64_t ccgym_mul64_wide(uint64_t a, uint64_t b, uint64_t *hi)
+{
+#if defined(CCGYM_RNG_MSVC_X64_) && !defined(CCGYM_NO_INT128)
+    unsigned long long h;
+    const uint64_t lo = _umul128(a, b, &h);
+    *hi = h;
+    return lo;
+#elif defined(CCGYM_RNG_MSVC_ARM64_) && !defined(CCGYM_NO_INT128)
+    *hi = __umulh(a, b);
+    return a * b;
+#elif defined(__SIZEOF_INT128__) && !defined(CCGYM_NO_INT128) && !defined(CCGYM_RNG_MSVC_)
+    const unsigned __int128 p = (unsigned __int128)a * b;
+    *hi = (uint64_t)(p >> 64);
+    return (uint64_t)p;
+#else
+    const uint64_t a0 = (uint32_t)a, a1 = a >> 32, b0 = (uint32_t)b, b1 = b >> 32;
+    const uint64_t p00 = a0 * b0, p01 = a0 * b1, p10 = a1 * b0, p11 = a1 * b1;
+    /* The middle column: at most 3 * (2**32 - 1) * 2**32, no overflow of 64 bits
+     * once split (cross holds the carry into the high word). */
+    const uint64_t cross = (p00 >> 32) + (uint32_t)p01 + (uint32_t)p10;
+    *hi = p11 + (p01 >> 32) + (p10 >> 32) + (cross >> 32);
+    return (cross << 32) | (uint32_t)p00;
+#endif
+}
+
+/* a * b modulo 2**128. */
+static inline ccgym_u128 ccgym_u128_mul(ccgym_u128 a, ccgym_u128 b)
+{
+    ccgym_u128 r;
+    r.lo = ccgym_mul64_wide(a.lo, b.lo, &r.hi);
+    r.hi += a.lo * b.hi + a.hi * b.lo;
+    return r;
+}
+
 
 /* 128-bit state and increment as (lo, hi) 64-bit halves (ccgym/portable.h):
  * the binding's (state_lo, state_hi, inc_lo, inc_hi) uint64 rows. */
@@ -49,29 +121,5 @@ static inline double ccgym_pcg64_uniform(ccgym_pcg64 *rng, double low, double ra
 {
     return low + range * ccgym_pcg64_next_double(rng);
 }
-
-/* Seeds one generator from the uint32 entropy words of a SeedSequence
- * (numpy's _coerce_to_uint32_array of a non-negative int: little-endian
- * 32-bit words, at least one). */
-void ccgym_pcg64_seed_words(ccgym_pcg64 *rng, const uint32_t *words, size_t n_words);
-
-/* Seeds rng[i] with the integer seed base + i, for i in [0, n): the seeds
- * gymnasium's SyncVectorEnv.reset(seed=base) gives its sub-environments.
- * The caller keeps base + n <= 2**64 (base + i is taken modulo 2**64). */
-void ccgym_pcg64_seed_range(ccgym_pcg64 *rng, uint64_t base, size_t n);
-
-/* The same for the i where mask[i] is nonzero (all when mask is NULL; the
- * others are left alone), split across up to n_threads threads for a large
- * n. The result does not depend on n_threads. */
-void ccgym_pcg64_seed_range_mask(ccgym_pcg64 *rng, uint64_t base, size_t n, const uint8_t *mask,
-                                 int n_threads);
-
-/* For the tests: ccgym_pcg64_seed_range_mask on one thread by the given
- * implementation: 0 the scalar reference (ccgym_pcg64_seed_words per seed),
- * 1 the portable lane blocks, 2 the AVX2 lane blocks, -1 the best this CPU
- * runs (what the others use). Returns -1, seeding nothing, when the CPU
- * lacks that one. */
-int ccgym_pcg64_seed_range_isa(ccgym_pcg64 *rng, uint64_t base, size_t n, const uint8_t *mask,
-                               int isa);
 
 #endif /* CCGYM_RNG_H_ */

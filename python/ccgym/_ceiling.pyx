@@ -19,6 +19,9 @@ cnp.import_array()
 cdef extern from "ccgym/rng.h" nogil:
     ctypedef struct ccgym_pcg64:
         pass
+
+
+cdef extern from "ccgym/driver.h" nogil:
     void ccgym_pcg64_seed_range(ccgym_pcg64 *rng, uint64_t base, size_t n)
 
 

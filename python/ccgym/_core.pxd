@@ -1,18 +1,22 @@
-# Mirrors include/ccgym/*.h one to one; keep them in sync.
+# Mirrors the C headers (the public include/ccgym/*.h and the private
+# src/include/ccgym/driver.h) one to one; keep them in sync.
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 
 
 cdef extern from "ccgym/rng.h" nogil:
     ctypedef struct ccgym_pcg64:
         pass
+    uint64_t ccgym_pcg64_next64(ccgym_pcg64 *rng)
+    double ccgym_pcg64_next_double(ccgym_pcg64 *rng)
+
+
+cdef extern from "ccgym/driver.h" nogil:
     void ccgym_pcg64_seed_words(ccgym_pcg64 *rng, const uint32_t *words, size_t n_words)
     void ccgym_pcg64_seed_range(ccgym_pcg64 *rng, uint64_t base, size_t n)
     void ccgym_pcg64_seed_range_mask(ccgym_pcg64 *rng, uint64_t base, size_t n,
                                      const uint8_t *mask, int n_threads)
     int ccgym_pcg64_seed_range_isa(ccgym_pcg64 *rng, uint64_t base, size_t n,
                                    const uint8_t *mask, int isa)
-    uint64_t ccgym_pcg64_next64(ccgym_pcg64 *rng)
-    double ccgym_pcg64_next_double(ccgym_pcg64 *rng)
 
 
 cdef extern from "ccgym/env.h" nogil:
@@ -64,6 +68,7 @@ cdef extern from "ccgym/env.h" nogil:
 
     enum:
         CCGYM_API_VERSION
+        CCGYM_API_MINOR
         CCGYM_MAX_OBS_DIM
 
     ctypedef struct ccgym_rgb:
@@ -71,6 +76,8 @@ cdef extern from "ccgym/env.h" nogil:
 
     ctypedef struct ccgym_env_def:
         int api_version
+        int api_minor
+        size_t size
         const char *name
         int obs_dim
         int action_dim
@@ -96,8 +103,6 @@ cdef extern from "ccgym/env.h" nogil:
         const void *reset_range
         const void *reset_one
         const void *observe_one
-        const void *bare_range
-        const ccgym_env_def *fast
         const void *typed_step_range
         const float *obs_low
         const float *obs_high
@@ -105,13 +110,23 @@ cdef extern from "ccgym/env.h" nogil:
         const float *action_high
         const void *paint
         int render_fps
-        const void *exact_lanes_block  # a function pointer in C; only compared with NULL
         const char *step_warning
         int (*step_warns)(const void *state, int terminated) noexcept nogil
+
+
+cdef extern from "ccgym/driver.h" nogil:
+    # A stock env's def (private): the public def and its own members.
+    ctypedef struct ccgym_stock_def:
+        ccgym_env_def public_def "def"  # (def: a Python keyword)
+        const ccgym_stock_def *fast
+        const void *bare_range
+        const void *exact_lanes_block  # a function pointer in C; only compared with NULL
         const void *fast_block  # a function pointer in C; only compared with NULL
 
     const ccgym_env_def **ccgym_envs  # const ccgym_env_def *const ccgym_envs[] in C
+    const ccgym_stock_def **ccgym_stock_envs
     const int ccgym_num_envs
+    const ccgym_stock_def *ccgym_stock_of(const ccgym_env_def *d)
 
 
 cdef extern from "ccgym/driver.h" nogil:

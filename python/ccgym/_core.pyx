@@ -264,7 +264,9 @@ cdef object _env_info(int index):
     put("state_float_fields", tuple(floats))
     put("state_fill", fill)
     put("state_tags", tags)
-    put("has_fast", d.fast_block != NULL)  # its fast def steps a fast block (else exactly)
+    cdef const ccgym_stock_def *stock = ccgym_stock_of(d)
+    # Its fast def steps a fast block (else exactly; a plugin has none).
+    put("has_fast", stock != NULL and stock.fast_block != NULL)
     attributes, attr_class, switches, kept, bounds, keywords, fma = {}, {}, {}, [], {}, {}, []
     lists = {}
     for k in range(d.n_param_fields):
@@ -374,9 +376,14 @@ cdef const ccgym_env_def *_env_def(str kind, str precision="exact") except NULL:
     if precision not in PRECISIONS:
         raise ValueError(f"precision must be one of {PRECISIONS}, got {precision!r}")
     cdef const ccgym_env_def *d = _defs[env_info(kind).index]
+    cdef const ccgym_stock_def *stock
+    if precision != "fast":
+        return d
     # An env without fast kernels (MountainCar's step has one cos and
-    # branchy clipping) has a fast def that runs the exact step.
-    return d.fast if precision == "fast" else d
+    # branchy clipping) has a fast def that runs the exact step; a plugin's
+    # def (no stock def) is its own fast def.
+    stock = ccgym_stock_of(d)
+    return &stock.fast.public_def if stock != NULL else d
 
 
 def def_address(str kind, str precision="exact"):
@@ -484,8 +491,6 @@ cdef int _check_def(const ccgym_env_def *d, str kind) except -1:
                       ("reset_range", <uintptr_t>d.reset_range),
                       ("reset_one", <uintptr_t>d.reset_one),
                       ("observe_one", <uintptr_t>d.observe_one),
-                      ("bare_range", <uintptr_t>d.bare_range),
-                      ("fast", <uintptr_t>d.fast),
                       ("obs_low", <uintptr_t>d.obs_low),
                       ("obs_high", <uintptr_t>d.obs_high)):
         if ptr == 0:
@@ -505,12 +510,6 @@ cdef int _check_def(const ccgym_env_def *d, str kind) except -1:
                             or d.canvas_width > 4096 or d.canvas_height > 4096):
         raise ValueError(f"malformed env def {kind!r}: canvas {d.canvas_width}x"
                          f"{d.canvas_height} (each in [1, 4096])")
-    cdef const ccgym_env_def *f = d.fast
-    if f != d and (f.api_version != d.api_version or f.obs_dim != d.obs_dim
-                   or f.action_dim != d.action_dim or f.state_size != d.state_size
-                   or f.params_size != d.params_size or f.step_range == NULL
-                   or f.reset_range == NULL):
-        raise ValueError(f"malformed env def {kind!r}: its fast def is not the same env")
     return 0
 
 
@@ -520,16 +519,55 @@ def _step_warn(str message):
     logger.warn(message)
 
 
+# The size of ccgym_env_def at each minor version of this major one (the
+# members ccgym/env.h lists per minor): a def of minor m has exactly
+# _DEF_SIZES[m] bytes.
+cdef extern from "stddef.h":
+    size_t _DEF_SIZE_MINOR_0 "offsetof(ccgym_env_def, step_warning)"
+_DEF_SIZES = (_DEF_SIZE_MINOR_0, sizeof(ccgym_env_def))
+assert len(_DEF_SIZES) == CCGYM_API_MINOR + 1
+API_MINOR = CCGYM_API_MINOR
+
+
+cdef int _check_version(const ccgym_env_def *d) except -1:
+    """Refuses (ValueError) a def of another major API version, of a newer
+    minor, or whose size is not its minor version's."""
+    version = __import__('ccgym').__version__
+    rebuild = ("rebuild the plugin against this ccgym (pip install --force-reinstall "
+               "--no-cache-dir <plugin>)")
+    if d.api_version != CCGYM_API_VERSION:
+        raise ValueError(
+            f"the env def was built against ccgym C API version {d.api_version}; this "
+            f"ccgym ({version}) has API version {CCGYM_API_VERSION}.{CCGYM_API_MINOR}, "
+            f"which takes defs of major version {CCGYM_API_VERSION} only: {rebuild}")
+    if d.api_minor < 0 or d.api_minor > CCGYM_API_MINOR:
+        raise ValueError(
+            f"the env def was built against ccgym C API version {d.api_version}."
+            f"{d.api_minor}, newer than this ccgym's ({version}: API version "
+            f"{CCGYM_API_VERSION}.{CCGYM_API_MINOR}): upgrade ccgym, or {rebuild}")
+    if d.size != <size_t>_DEF_SIZES[d.api_minor]:
+        raise ValueError(
+            f"malformed env def: API version {d.api_version}.{d.api_minor} defs have "
+            f"{_DEF_SIZES[d.api_minor]} bytes, this one says {d.size}")
+    return 0
+
+
+# The defs as registered (each capsule's pointer), beside the table's copies.
+cdef const ccgym_env_def *_def_src[_MAX_DEFS]
+
+
 def register_c_def(capsule, check=None):
     """Adds the env def in ``capsule`` (a PyCapsule named "ccgym.env_def"
     holding a ``const ccgym_env_def *``, from an extension module built
     against ccgym's headers) to the table of defs, after the stock envs, and
     returns its kind. TypeError for anything but a capsule; ValueError for
     another capsule name, another CCGYM_API_VERSION, a malformed def or a
-    kind already in the table. ``check``, if given, is called with the
+    kind already in the table. The capsule is kept for good (a def is never
+    removed). A def of this ccgym's major API version and an older minor is
+    taken, its missing trailing members at their defaults; another major or
+    a newer minor is refused. ``check``, if given, is called with the
     def's EnvInfo and its :func:`def_spaces` before the def enters the
-    table; whatever it raises refuses the def. The capsule is kept for good
-    (a def is never removed)."""
+    table; whatever it raises refuses the def."""
     global _n_defs, ENV_KINDS
     if not PyCapsule_CheckExact(capsule):
         raise TypeError(f"expected a PyCapsule holding a ccgym env def, got "
@@ -542,31 +580,36 @@ def register_c_def(capsule, check=None):
     cdef const ccgym_env_def *d = <const ccgym_env_def *>PyCapsule_GetPointer(capsule, cname)
     if d == NULL:
         raise ValueError("the capsule holds a NULL env def")
-    if d.api_version != CCGYM_API_VERSION:
-        raise ValueError(
-            f"the env def was built against ccgym C API version {d.api_version}; this "
-            f"ccgym ({__import__('ccgym').__version__}) has API version {CCGYM_API_VERSION}: "
-            "rebuild the plugin against this ccgym (pip install --force-reinstall "
-            "--no-cache-dir <plugin>)")
+    _check_version(d)
     kind = _c_str(d.name, "name")
     if not kind.isidentifier():
         raise ValueError(f"malformed env def: kind {kind!r} is not an identifier")
     if kind in ENV_INFO:
         for k in range(_n_defs):
-            if _defs[k] == d:
+            if _def_src[k] == d:
                 raise ValueError(f"env kind {kind!r} is already registered (this def)")
         raise ValueError(f"env kind {kind!r} is already in the table (another def)")
-    _check_def(d, kind)
     if _n_defs >= _MAX_DEFS:
         raise RuntimeError(f"the table of env defs is full ({_MAX_DEFS} defs)")
-    _defs[_n_defs] = d
+    # The table holds the def as this ccgym lays it out: its `size` bytes in
+    # a zeroed def, so that the members a def of an older minor lacks take
+    # their defaults (0, NULL). Never freed once registered (nor is the
+    # capsule's def).
+    cdef ccgym_env_def *copy = <ccgym_env_def *>calloc(1, sizeof(ccgym_env_def))
+    if copy == NULL:
+        raise MemoryError
+    memcpy(copy, d, d.size)
     try:
+        _check_def(copy, kind)
+        _defs[_n_defs] = copy
         info = _env_info(_n_defs)
         if check is not None:  # (ccgym.register_c_env's checks of values and names)
-            check(info, _def_spaces(d))
+            check(info, _def_spaces(copy))
     except BaseException:
         _defs[_n_defs] = NULL
+        free(copy)
         raise
+    _def_src[_n_defs] = d
     _n_defs += 1
     _DEF_OWNERS.append(capsule)
     ENV_INFO[kind] = info
@@ -585,17 +628,24 @@ cdef extern from "Python.h":
 
 def _test_def_capsule(str kind, str name=None, api_version=None,
                       str capsule_name=ENV_DEF_CAPSULE, bint bounds=True, obs_dim=None,
-                      bint null_step=False, bint null_step_warns=False):
-    """A capsule holding a copy of kind's exact def: renamed ``name``, with
-    ``api_version`` and ``obs_dim`` if given, no observation bounds with
-    ``bounds`` false, a NULL
-    step_range with ``null_step``, a NULL step_warns with
-    ``null_step_warns``; its fast def is itself."""
-    cdef ccgym_env_def *d = <ccgym_env_def *>calloc(1, sizeof(ccgym_env_def))
+                      bint null_step=False, bint null_step_warns=False, api_minor=None):
+    """A capsule holding a copy of kind's exact public def (as a plugin's: no
+    stock members): renamed ``name``, with ``api_version`` and ``obs_dim`` if
+    given, no observation bounds with ``bounds`` false, a NULL step_range
+    with ``null_step``, a NULL step_warns with ``null_step_warns``. With
+    ``api_minor`` (at most this ccgym's), laid out as that minor version
+    describes: its size field is that version's, and only that many bytes
+    are allocated (the members past them are not there to be read)."""
+    cdef size_t size = sizeof(ccgym_env_def)
+    if api_minor is not None and 0 <= api_minor <= CCGYM_API_MINOR:
+        size = _DEF_SIZES[api_minor]
+    cdef ccgym_env_def *d = <ccgym_env_def *>calloc(1, size)
     if d == NULL:
         raise MemoryError
-    memcpy(d, _env_def(kind), sizeof(ccgym_env_def))
-    d.fast = d
+    memcpy(d, _env_def(kind), size)
+    if api_minor is not None:
+        d.api_minor = api_minor
+        d.size = size
     cdef bytes b_name, b_cap = capsule_name.encode()
     _TEST_KEEP.append(b_cap)
     if name is not None:
@@ -608,7 +658,7 @@ def _test_def_capsule(str kind, str name=None, api_version=None,
         d.obs_dim = obs_dim
     if null_step:
         d.step_range = NULL
-    if null_step_warns:
+    if null_step_warns and size == sizeof(ccgym_env_def):  # (a minor-0 def has none)
         d.step_warns = NULL
     if not bounds:
         d.obs_low = NULL

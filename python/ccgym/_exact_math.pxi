@@ -210,10 +210,10 @@ def exact_math():
 
 def exact_lanes_kinds():
     """The env kinds whose exact step has a block form over exact math
-    (ccgym_env_def.exact_lanes_block): those that run in SIMD lanes when
+    (ccgym_stock_def.exact_lanes_block): those that run in SIMD lanes when
     exact_math()["kernels"] is True."""
     return tuple(ccgym_envs[i].name.decode() for i in range(ccgym_num_envs)
-                 if ccgym_envs[i].exact_lanes_block != NULL)
+                 if ccgym_stock_envs[i].exact_lanes_block != NULL)
 
 
 def _exact_math_use_lanes(bint on):

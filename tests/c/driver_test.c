@@ -369,11 +369,11 @@ static void check_envs(size_t n)
     while (ccgym_fast_use_isa(best_fast + 1) == 0)
         best_fast++;
     for (int e = 0; e < ccgym_num_envs; e++) {
-        const ccgym_env_def *exact = ccgym_envs[e];
+        const ccgym_stock_def *exact = ccgym_stock_envs[e];
         /* The exact def, then the fast def with each fast ISA the CPU has. */
         const int n_variants = exact->fast != exact ? 2 + best_fast : 1;
         for (int v = 0; v < n_variants; v++) {
-            const ccgym_env_def *def = v == 0 ? exact : exact->fast;
+            const ccgym_env_def *def = v == 0 ? &exact->def : &exact->fast->def;
             if (v > 0)
                 CHECK(ccgym_fast_use_isa(v - 1) == 0, "fast isa %d", v - 1);
             /* Every autoreset mode for the exact def and the best fast ISA;

@@ -1,4 +1,4 @@
-/* Every env's exact SIMD lanes block (ccgym_env_def.exact_lanes_block, the
+/* Every env's exact SIMD lanes block (ccgym_stock_def.exact_lanes_block, the
  * src/<env>_lanes.c built per ISA) against the per-instance scalar-libm step,
  * bit for bit, on every lanes ISA of this build and CPU: AVX-512 and AVX2 on
  * x86-64, NEON on AArch64 (where it runs under qemu-aarch64-static from the
@@ -377,7 +377,7 @@ static int check_envs(int64_t steps)
     int failed = 0, n_envs = 0;
     for (int e = 0; e < ccgym_num_envs; e++) {
         const ccgym_env_def *def = ccgym_envs[e];
-        if (!def->exact_lanes_block) {
+        if (!ccgym_stock_envs[e]->exact_lanes_block) {
             printf("lanes_test %-7s %-24s no lanes block: skipped\n", isa, def->name);
             continue;
         }

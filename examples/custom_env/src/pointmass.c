@@ -1,5 +1,5 @@
 /* custom/PointMass-v0: a 2-D point mass pushed towards a goal, as a ccgym
- * plugin (ccgym/ccgym.h; docs/custom_env.md in ccgym walks through it).
+ * plugin (ccgym/ccgym.h; docs/custom_env.md in ccgym builds a shorter version).
  *
  * State (x, y, vx, vy) and a goal (gx, gy) drawn at reset; a force
  * (fx, fy) in [-1, 1]^2 is integrated with a fixed dt (semi-implicit Euler);

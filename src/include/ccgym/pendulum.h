@@ -128,6 +128,4 @@ CCGYM_ALWAYS_INLINE void ccgym_pendulum_step_body(const int lanes, const ccgym_p
     ccgym_pendulum_step_rest(p, s, sin_th, typed, &pre, &sq, next, reward);
 }
 
-extern const ccgym_env_def ccgym_pendulum_def;
-
 #endif /* CCGYM_PENDULUM_H_ */

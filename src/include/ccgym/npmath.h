@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "ccgym/define_env.h"
 #include "ccgym/portable.h"
 
 /* x ** 2 as libm's pow(x, 2.0) returns it, without the call where that is
@@ -368,29 +369,7 @@ static inline float ccgym_f32_opaque(double x)
     return f;
 }
 
-/* x, opaque to the optimiser, in the register it is in (no memory trip).
- * Where a double must be used as computed: the driver's ep_return + r, with
- * r = -cost inlined from the step, is otherwise folded into ep_return - cost
- * (GCC's a + -b -> a - b, exact but for a NaN's sign bit), in some of the
- * loop's copies only, so the same state and action would give a NaN return
- * of either sign (numpy's ep + r, as Gymnasium's RecordEpisodeStatistics,
- * keeps r's). */
-static inline double ccgym_f64_opaque(double x)
-{
-#if defined(CCGYM_MSVC)
-    volatile double v = x; /* MSVC: no inline asm on x64; a memory trip */
-    x = v;
-#elif defined(__GNUC__) && (defined(__x86_64__) || (defined(__i386__) && defined(__SSE2__)))
-    __asm__("" : "+x"(x));
-#elif defined(__GNUC__) && defined(__aarch64__)
-    __asm__("" : "+w"(x));
-#elif defined(__GNUC__)
-    __asm__("" : "+m"(x));
-#else
-    volatile double v = x; /* MSVC: no inline asm on x64; a memory trip */
-    x = v;
-#endif
-    return x;
-}
+/* ccgym_f64_opaque: in the public ccgym/define_env.h (the driver's loop
+ * needs it). */
 
 #endif /* CCGYM_NPMATH_H_ */

@@ -1,26 +1,34 @@
-/* The batch driver: one loop over instances [begin, end) that every env plugs
- * into. It does what gymnasium's TimeLimit wrapper and vector autoreset do
- * around an env's step (gymnasium/wrappers/common.py, vector/sync_vector_env.py):
- * the time limit (each episode's start against one batch step clock),
- * truncation, autoreset by mode, final observations and per-episode return
- * and length.
+/* What CCGYM_DEFINE_ENV needs, all inline: the batch a def's step_range and
+ * reset_range loop over (ccgym_batch, owned by ccgym), the driver's loop
+ * (what gymnasium's TimeLimit wrapper and vector autoreset do around an
+ * env's step: the time limit, truncation, autoreset by mode, final
+ * observations, per-episode return and length) and the macros that build a
+ * def from an env's inline step, reset and observe. Part of ccgym's public C
+ * API (ccgym/ccgym.h): nothing here names a function of ccgym's, so a plugin
+ * built at any optimisation level links against nothing of ccgym's.
  * Keep in sync with python/ccgym/_core.pxd. */
-#ifndef CCGYM_DRIVER_H_
-#define CCGYM_DRIVER_H_
+#ifndef CCGYM_DEFINE_ENV_H_
+#define CCGYM_DEFINE_ENV_H_
 
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "ccgym/env.h"
-#include "ccgym/exactmath.h"
-#include "ccgym/fastmath.h"
-#include "ccgym/npmath.h"
 #include "ccgym/rng.h"
 
-#include "ccgym/portable.h"
-
-#define CCGYM_INLINE CCGYM_ALWAYS_INLINE
+/* An env's step: inlined into the driver's loop (its outputs stay in
+ * registers; GCC stops inlining a large step on its own as soon as it has a
+ * second call site, which costs a cheap env 10-20%). Static, so a plugin
+ * exports nothing but its module's init function. Use it for NAME_step and
+ * NAME_step_typed; `static inline` is enough for everything else. */
+#if defined(_MSC_VER) && !defined(__clang__)
+#define CCGYM_INLINE static __forceinline
+#elif defined(__GNUC__) || defined(__clang__)
+#define CCGYM_INLINE static inline __attribute__((always_inline))
+#else
+#define CCGYM_INLINE static inline
+#endif
 
 enum ccgym_autoreset_mode {
     CCGYM_AUTORESET_NEXT_STEP = 0, /* the step after a done resets; its action is ignored */
@@ -89,59 +97,35 @@ typedef struct ccgym_batch {
     double *final_return;     /* where an episode ended this step: its return and length */
     int64_t *final_length;
     /* enum ccgym_action_type of this step's actions (continuous envs; 0,
-     * F32, otherwise): set by the caller before ccgym_batch_step. */
+     * F32, otherwise): set by ccgym before it calls step_range. */
     int action_type;
 } ccgym_batch;
 
-/* Every exact env's def: the registry ccgym_envs[] (ccgym/env.h) lists them;
- * each one's fast variant is its def's `fast`. */
+/* x, opaque to the optimiser, in the register it is in. The driver's
+ * ep_return + r, with r = -cost inlined from a step, would otherwise be folded
+ * into ep_return - cost in some of the loop's copies only (GCC's a + -b ->
+ * a - b, exact but for a NaN's sign bit): the same state and action would
+ * give a NaN return of either sign, where numpy's ep + r (Gymnasium's
+ * RecordEpisodeStatistics) keeps r's. */
+static inline double ccgym_f64_opaque(double x)
+{
+#if (defined(_MSC_VER) && !defined(__clang__)) || defined(CCGYM_TEST_MSVC_PATHS)
+    volatile double v = x; /* MSVC: no inline asm on x64; a memory trip */
+    x = v;
+#elif defined(__GNUC__) && (defined(__x86_64__) || (defined(__i386__) && defined(__SSE2__)))
+    __asm__("" : "+x"(x));
+#elif defined(__GNUC__) && defined(__aarch64__)
+    __asm__("" : "+w"(x));
+#elif defined(__GNUC__)
+    __asm__("" : "+m"(x));
+#else
+    volatile double v = x;
+    x = v;
+#endif
+    return x;
+}
 
-/* precision="fast": the fast block driver (src/fast_kernels.c, built for the
- * fast ISA in use) over the block `block` of def (its fast_block), and the
- * index of that ISA (ccgym/fastmath.h CCGYM_FAST_*: src/fast_envs.c). */
-void ccgym_fast_drive(const ccgym_env_def *def, void (*block)(const struct ccgym_batch *,
-                                                              const void *, size_t, size_t,
-                                                              uint8_t *),
-                      const ccgym_batch *b, const void *actions, size_t begin, size_t end);
-int ccgym_fast_isa_index(void);
-
-/* Whether every one of the n discrete actions a[i] is in [0, n_actions)
- * (n_actions > 0): the action check of every discrete step, vectorised for
- * the CPU as the fast kernels are (src/fast_envs.c). */
-int ccgym_discrete_in_range(const int64_t *a, size_t n, int64_t n_actions);
-
-/* Runs fn(ctx, begin, end) over [0, n) split into up to n_threads contiguous
- * chunks, on the calling thread and the workers of a persistent pool
- * (src/parallel.c: started on first use, they outlive the call; a child
- * after fork() starts its own). It returns when every chunk is done. One call
- * at a time uses the pool: a concurrent caller runs its loop serially.
- * Returns 0, or -1 if fewer workers could start than asked for (their chunks
- * are then run by those that did: the result is the same). */
-int ccgym_parallel_for(void (*fn)(void *ctx, size_t begin, size_t end), void *ctx,
-                       size_t n, int n_threads);
-
-/* Fewer instances than this per thread are not worth a thread. */
-#define CCGYM_MIN_INSTANCES_PER_THREAD 2048
-
-/* Steps all b->n instances (actions: n int64, or n * action_dim float32, or
- * n * action_dim double when b->action_type is not CCGYM_ACTION_F32),
- * split across up to n_threads threads. Instances are independent, so the
- * result does not depend on n_threads. Advances b->t and keeps the time
- * limit's start_bound. */
-void ccgym_batch_step(const ccgym_env_def *def, ccgym_batch *b, const void *actions,
-                      int n_threads);
-/* Resets the instances where mask is nonzero (all if mask is NULL). The
- * others' obs rows get their last observation again (from saved_obs, else
- * rebuilt by observe_one), so obs may be any array: nothing is read from it. */
-void ccgym_batch_reset(const ccgym_env_def *def, ccgym_batch *b, const uint8_t *mask,
-                       double a, double bnd, int n_threads);
-/* Writes every instance's last observation into out (n * obs_dim floats):
- * saved_obs, else rebuilt from the state by the def's observe_one. Exact for
- * an exact def; for a fast def the exact rebuild of the state (within the
- * fast bound of what its step wrote). */
-void ccgym_batch_observe(const ccgym_env_def *def, const ccgym_batch *b, float *out);
-
-/* Instance i's last observation into o (see ccgym_batch_observe). */
+/* Instance i's last observation into o (saved_obs, else rebuilt by observe). */
 CCGYM_INLINE void ccgym_observe_one(const ccgym_batch *b, ccgym_observe_fn observe,
                                     size_t state_size, int obs_dim, size_t i, float *o)
 {
@@ -160,8 +144,8 @@ CCGYM_INLINE int64_t ccgym_steps_since(int64_t t, int64_t start)
 }
 
 /* The driver's per-instance bookkeeping, shared by the exact loop below and
- * the fast driver (src/fast_kernels.c), which pass it their own pointers to
- * the batch's buffers. */
+ * ccgym's own fast driver, which pass it their own pointers to the batch's
+ * buffers. */
 
 /* The last episode start that the time limit truncates on this step (when
  * b->check_truncation, which implies a limit > 0). */
@@ -220,82 +204,8 @@ CCGYM_INLINE int ccgym_end_episode(int mode, ccgym_reset_fn reset, const void *p
     return 0;
 }
 
-/* Exact steps in SIMD lanes (an env's ccgym_env_def.exact_lanes_block): whether
- * they are on (exact math accepted with lanes, include/ccgym/exactmath.h, and
- * not switched off), and the block driver that runs them (src/fast_envs.c). */
-int ccgym_exact_lanes_active(void);
-/* Fewer instances than this in a step_range call take the per-instance step
- * (a block of one costs more than libm: callgrind, Pendulum N=1, 1407 against
- * 782 instructions per step). */
-#define CCGYM_EXACT_LANES_MIN 16
-void ccgym_exact_lanes_drive(const ccgym_env_def *def, const ccgym_batch *b, const void *actions,
-                             size_t begin, size_t end);
-
-
-/* An env's exact lanes block: its exact step body over a block of
- * instances in SIMD lanes, written once in src/<env>_lanes.c as
- * CCGYM_LANES_FN(ccgym_<env>_lanes_block) and built by CMake once per ISA
- * (every src/<env>_lanes.c; the build defines CCGYM_BUILD_LANES_X86 or
- * CCGYM_BUILD_LANES_NEON for the kernels when it does). CCGYM_LANES_BLOCK(NAME),
- * in the env's file, declares those builds and defines the block the def
- * names as .exact_lanes_block = CCGYM_LANES_BLOCK_OF(NAME): the build for
- * ccgym_exact_lanes_isa(). A build without lanes (MSVC, other CPUs, the C
- * test driver) has none: NULL, the per-instance step. */
-#define CCGYM_LANES_BLOCK_ARGS                                                               \
-    const ccgym_batch *b, const void *actions, size_t lo, size_t hi, uint8_t *special
-#if defined(CCGYM_BUILD_LANES_X86)
-#define CCGYM_LANES_BLOCK(NAME)                                                              \
-    void NAME##_lanes_block_avx2(CCGYM_LANES_BLOCK_ARGS);                                    \
-    void NAME##_lanes_block_avx512(CCGYM_LANES_BLOCK_ARGS);                                  \
-    static void NAME##_exact_lanes_block(CCGYM_LANES_BLOCK_ARGS)                             \
-    {                                                                                        \
-        if (ccgym_exact_lanes_isa() == CCGYM_LANES_AVX512)                                   \
-            NAME##_lanes_block_avx512(b, actions, lo, hi, special);                          \
-        else                                                                                 \
-            NAME##_lanes_block_avx2(b, actions, lo, hi, special);                            \
-    }
-#define CCGYM_LANES_BLOCK_OF(NAME) NAME##_exact_lanes_block
-#elif defined(CCGYM_BUILD_LANES_NEON)
-#define CCGYM_LANES_BLOCK(NAME) void NAME##_lanes_block_neon(CCGYM_LANES_BLOCK_ARGS);
-#define CCGYM_LANES_BLOCK_OF(NAME) NAME##_lanes_block_neon
-#else
-#define CCGYM_LANES_BLOCK(NAME)
-#define CCGYM_LANES_BLOCK_OF(NAME) NULL
-#endif
-/* An env's fast block (ccgym_env_def.fast_block): the same block file,
- * src/<env>_lanes.c, built once per fast ISA with the fast backend
- * (src/block_book.h), as NAME_fast_block_<isa>. CCGYM_FAST_KERNEL(NAME), in
- * the env's file, declares those builds and defines the block the def names
- * as .fast_block = CCGYM_FAST_KERNEL_OF(NAME): the build for the fast ISA in
- * use (ccgym_fast_isa_index). */
-#if defined(CCGYM_FAST_X86)
-#define CCGYM_FAST_KERNEL(NAME)                                                               \
-    void NAME##_fast_block_generic(CCGYM_LANES_BLOCK_ARGS);                                  \
-    void NAME##_fast_block_avx2(CCGYM_LANES_BLOCK_ARGS);                                     \
-    void NAME##_fast_block_avx512(CCGYM_LANES_BLOCK_ARGS);                                   \
-    static void NAME##_fast_block(CCGYM_LANES_BLOCK_ARGS)                                    \
-    {                                                                                        \
-        const int isa_ = ccgym_fast_isa_index();                                             \
-        if (isa_ == CCGYM_FAST_AVX512)                                                       \
-            NAME##_fast_block_avx512(b, actions, lo, hi, special);                           \
-        else if (isa_ == CCGYM_FAST_AVX2)                                                    \
-            NAME##_fast_block_avx2(b, actions, lo, hi, special);                             \
-        else                                                                                 \
-            NAME##_fast_block_generic(b, actions, lo, hi, special);                          \
-    }
-#define CCGYM_FAST_KERNEL_OF(NAME) NAME##_fast_block
-#else
-#define CCGYM_FAST_KERNEL(NAME) void NAME##_fast_block_generic(CCGYM_LANES_BLOCK_ARGS);
-#define CCGYM_FAST_KERNEL_OF(NAME) NAME##_fast_block_generic
-#endif
-/* In src/<env>_lanes.c (built with CCGYM_XM_LANES=avx2, avx512 or neon):
- * the name of this build's function. */
-#define CCGYM_LANES_CAT2_(a, b) a##_##b
-#define CCGYM_LANES_CAT_(a, b) CCGYM_LANES_CAT2_(a, b)
-#define CCGYM_LANES_FN(name) CCGYM_LANES_CAT_(name, CCGYM_XM_LANES)
-
 /* The generic loops. Each env's .c file instantiates them with its own
- * static inline step and reset (CCGYM_DEFINE_ENV), which the compiler inlines. */
+ * inline step and reset (CCGYM_DEFINE_ENV), which the compiler inlines. */
 CCGYM_INLINE void ccgym_drive_step_loop(const ccgym_batch *b, const void *actions,
                                         size_t action_size, size_t begin, size_t end,
                                         size_t state_size, int obs_dim, double def_a,
@@ -389,62 +299,31 @@ CCGYM_INLINE void ccgym_drive_reset(const ccgym_batch *b, const uint8_t *mask, d
     }
 }
 
-/* The bench ceiling's bare loop (ccgym/ceiling.h) over instances [begin, end):
- * the env's own step and reset, inlined as in the driver's loop, without the
- * driver's bookkeeping (no time limit, no episode sums, no autoreset modes).
- * An instance that terminates is reset at once with the env's own reset
- * (default bounds) when generators are given; the reset's observation goes
- * to scratch, so that obs keeps the step's. */
-CCGYM_INLINE void ccgym_bare_loop(const ccgym_bare_job *j, size_t begin, size_t end,
-                                  size_t state_size, int obs_dim, size_t action_size,
-                                  double def_a, double def_b, ccgym_step_fn step,
-                                  ccgym_reset_fn reset)
-{
-    const void *params = j->params;
-    char *restrict states = (char *)j->state;
-    ccgym_pcg64 *restrict rng = j->rng;
-    const char *restrict actions = (const char *)j->actions;
-    float *restrict obs = j->obs;
-    double *restrict reward = j->reward;
-    uint8_t *restrict terminated = j->terminated;
-    const size_t row_bytes = j->n * action_size, n_rows = j->n_action_rows;
-    const int64_t steps = j->steps;
-    float scratch[CCGYM_MAX_OBS_DIM];
-    size_t row = 0;
-    for (int64_t t = 0; t < steps; t++) {
-        const char *a = actions + row * row_bytes;
-        for (size_t i = begin; i < end; i++) {
-            void *s = states + i * state_size;
-            uint8_t term;
-            step(params, s, &rng[i], a + i * action_size, obs + i * (size_t)obs_dim, &reward[i],
-                 &term);
-            terminated[i] = term;
-            if (rng && term)
-                reset(params, s, &rng[i], def_a, def_b, scratch);
-        }
-        if (++row == n_rows)
-            row = 0;
-    }
-}
+/* The checks CCGYM_DEFINE_ENV makes of the functions an env's file defines:
+ * each is named as a function pointer value of its contract's type (not only
+ * called), so a function the file lacks is a compile error (an undeclared
+ * identifier; a call would only be an implicit declaration and an import-time
+ * "undefined symbol") and one of another signature an incompatible pointer. */
+#define CCGYM_CHECK_FN_(NAME, WHAT, RET, ...)                                                \
+    typedef RET (*NAME##_##WHAT##_signature_)(__VA_ARGS__);                                     \
+    static inline NAME##_##WHAT##_signature_ NAME##_##WHAT##_check_(void) { return NAME##_##WHAT; }
 
-/* Defines NAME_def and NAME_fast_def (ccgym/env.h) for an env whose source
- * file has, before it:
- *   - static inline NAME_step / NAME_reset / NAME_observe following
- *     ccgym_step_fn / ccgym_reset_fn / ccgym_observe_fn with typed
- *     arguments (NAME_observe rebuilding exactly what the other two write
- *     into obs); NAME_step should be CCGYM_INLINE: inlined into the loop, its outputs stay in registers (GCC stops
- *     inlining a large step on its own as soon as it has a second call site,
- *     which costs the cheap envs 10-20%);
- *   - NAME_state_fields[] and NAME_param_fields[] (ccgym_field, CCGYM_FIELD);
- *   - NAME_params_init_values(void *p, const double *v), v the INPUT fields
- *     in order.
- * The loop-critical facts are arguments (constants in the loops); the rest of
- * the def (name, reset options, canvas) follows as designated initializers.
- * The fast def is the same env with the fast step: the def's fast_block
- * under the fast driver where the def names one, else the exact step. */
-#define CCGYM_DEFINE_ENV(NAME, STATE_T, PARAMS_T, ACTION_T, ACTION_DIM, N_ACTIONS, OBS_DIM,  \
-                         DEF_A, DEF_B, ...)                                                  \
+/* The def's static facts, as constants of the env's file (the typed step's
+ * loop reads them). */
+#define CCGYM_ENV_CONSTS_(NAME, OBS_DIM, DEF_A, DEF_B)                                       \
     typedef char NAME##_obs_dim_fits_[(OBS_DIM) <= CCGYM_MAX_OBS_DIM ? 1 : -1];              \
+    enum { NAME##_obs_dim_ = (OBS_DIM) };                                                    \
+    static inline double NAME##_default_a_(void) { return (DEF_A); }                          \
+    static inline double NAME##_default_b_(void) { return (DEF_B); }
+
+/* The per-instance wrappers of an env's typed step, reset and observe
+ * (the contracts ccgym_step_fn, ccgym_reset_fn, ccgym_observe_fn). */
+#define CCGYM_ENV_FNS_(NAME, STATE_T, PARAMS_T, ACTION_T)                                    \
+    CCGYM_CHECK_FN_(NAME, step, void, const PARAMS_T *, STATE_T *, ccgym_pcg64 *,            \
+                    const ACTION_T *, float *, double *, uint8_t *)                          \
+    CCGYM_CHECK_FN_(NAME, reset, void, const PARAMS_T *, STATE_T *, ccgym_pcg64 *, double,   \
+                    double, float *)                                                         \
+    CCGYM_CHECK_FN_(NAME, observe, void, const PARAMS_T *, const STATE_T *, int, float *)    \
     CCGYM_INLINE void NAME##_step_fn(const void *p, void *s, ccgym_pcg64 *rng,               \
                                      const void *a, float *obs, double *r, uint8_t *t)      \
     {                                                                                        \
@@ -455,28 +334,6 @@ CCGYM_INLINE void ccgym_bare_loop(const ccgym_bare_job *j, size_t begin, size_t 
     {                                                                                        \
         NAME##_reset((const PARAMS_T *)p, (STATE_T *)s, rng, a, b, obs);                     \
     }                                                                                        \
-    extern const ccgym_env_def NAME##_def;                                                   \
-    static void NAME##_step_range(const ccgym_batch *b, const void *actions, size_t begin,  \
-                                  size_t end)                                               \
-    {                                                                                        \
-        if (NAME##_def.exact_lanes_block && end - begin >= CCGYM_EXACT_LANES_MIN &&          \
-            ccgym_exact_lanes_active()) {                                                    \
-            ccgym_exact_lanes_drive(&NAME##_def, b, actions, begin, end);                    \
-            return;                                                                          \
-        }                                                                                    \
-        ccgym_drive_step(b, actions, sizeof(ACTION_T) * ((ACTION_DIM) ? (ACTION_DIM) : 1),   \
-                         begin, end, sizeof(STATE_T), OBS_DIM, DEF_A, DEF_B,                 \
-                         NAME##_step_fn, NAME##_reset_fn);                                   \
-    }                                                                                        \
-    static void NAME##_fast_step_range(const ccgym_batch *b, const void *actions,           \
-                                       size_t begin, size_t end)                            \
-    {                                                                                        \
-        if (NAME##_def.fast_block) {                                                         \
-            ccgym_fast_drive(&NAME##_def, NAME##_def.fast_block, b, actions, begin, end);    \
-            return;                                                                          \
-        }                                                                                    \
-        NAME##_step_range(b, actions, begin, end);                                           \
-    }                                                                                        \
     static void NAME##_observe_fn(const void *p, const void *s, int just_reset, float *obs) \
     {                                                                                        \
         NAME##_observe((const PARAMS_T *)p, (const STATE_T *)s, just_reset, obs);            \
@@ -484,33 +341,53 @@ CCGYM_INLINE void ccgym_bare_loop(const ccgym_bare_job *j, size_t begin, size_t 
     static void NAME##_reset_range(const ccgym_batch *b, const uint8_t *mask, double a,     \
                                    double bnd, size_t begin, size_t end)                    \
     {                                                                                        \
-        ccgym_drive_reset(b, mask, a, bnd, begin, end, sizeof(STATE_T), OBS_DIM,             \
+        ccgym_drive_reset(b, mask, a, bnd, begin, end, sizeof(STATE_T), NAME##_obs_dim_,     \
                           NAME##_reset_fn, NAME##_observe_fn);                               \
-    }                                                                                        \
-    static void NAME##_bare_range(const ccgym_bare_job *j, size_t begin, size_t end)         \
+    }
+
+/* Defines NAME_def (a ccgym_env_def) for an env whose source file has,
+ * before it:
+ *   - NAME_step, NAME_reset and NAME_observe, with the signatures
+ *       CCGYM_INLINE void NAME_step(const PARAMS_T *p, STATE_T *s,
+ *           ccgym_pcg64 *rng, const ACTION_T *action, float *obs,
+ *           double *reward, uint8_t *terminated);
+ *       static inline void NAME_reset(const PARAMS_T *p, STATE_T *s,
+ *           ccgym_pcg64 *rng, double a, double b, float *obs);
+ *       static inline void NAME_observe(const PARAMS_T *p, const STATE_T *s,
+ *           int just_reset, float *obs);
+ *     (NAME_observe rebuilding exactly what the other two write into obs);
+ *   - NAME_state_fields[] and NAME_param_fields[] (ccgym_field, CCGYM_FIELD);
+ *   - NAME_params_init_values(void *p, const double *v), v the INPUT fields
+ *     in order.
+ * ACTION_T is int64_t with ACTION_DIM 0 and N_ACTIONS actions (discrete), or
+ * float with ACTION_DIM > 0 (continuous: then also CCGYM_DECLARE_TYPED_STEP
+ * before and CCGYM_DEFINE_TYPED_STEP after). The loop-critical facts are
+ * arguments (constants in the loops); the rest of the def (name, reset
+ * options, canvas, ...) follows as designated initializers. */
+#define CCGYM_DEFINE_ENV(NAME, STATE_T, PARAMS_T, ACTION_T, ACTION_DIM, N_ACTIONS, OBS_DIM,  \
+                         DEF_A, DEF_B, ...)                                                  \
+    CCGYM_ENV_CONSTS_(NAME, OBS_DIM, DEF_A, DEF_B)                                           \
+    CCGYM_ENV_FNS_(NAME, STATE_T, PARAMS_T, ACTION_T)                                        \
+    static void NAME##_step_range(const ccgym_batch *b, const void *actions, size_t begin,  \
+                                  size_t end)                                               \
     {                                                                                        \
-        ccgym_bare_loop(j, begin, end, sizeof(STATE_T), OBS_DIM,                             \
-                        sizeof(ACTION_T) * ((ACTION_DIM) ? (ACTION_DIM) : 1), DEF_A, DEF_B,  \
-                        NAME##_step_fn, NAME##_reset_fn);                                    \
+        ccgym_drive_step(b, actions, sizeof(ACTION_T) * ((ACTION_DIM) ? (ACTION_DIM) : 1),   \
+                         begin, end, sizeof(STATE_T), OBS_DIM, DEF_A, DEF_B,                 \
+                         NAME##_step_fn, NAME##_reset_fn);                                   \
     }                                                                                        \
-    extern const ccgym_env_def NAME##_fast_def;                                              \
     const ccgym_env_def NAME##_def = {CCGYM_ENV_DEF_INIT_(NAME, STATE_T, PARAMS_T, ACTION_DIM,  \
                                                           N_ACTIONS, OBS_DIM, DEF_A, DEF_B,    \
                                                           NAME##_step_range),                  \
-                                      __VA_ARGS__};                                            \
-    const ccgym_env_def NAME##_fast_def = {CCGYM_ENV_DEF_INIT_(NAME, STATE_T, PARAMS_T,          \
-                                                               ACTION_DIM, N_ACTIONS, OBS_DIM,  \
-                                                               DEF_A, DEF_B,                    \
-                                                               NAME##_fast_step_range),         \
-                                           __VA_ARGS__};
+                                      __VA_ARGS__};
 
 /* Defines NAME_typed_step_range (the def's typed_step_range, ccgym/env.h) for
  * a continuous env whose source file has, before it,
- *   CCGYM_INLINE void NAME_step_typed(const PARAMS_T *, STATE_T *,
+ *   CCGYM_INLINE void NAME_step_typed(const PARAMS_T *p, STATE_T *s,
  *       const double *action, int action_type, float *obs, double *reward,
- *       uint8_t *terminated)
+ *       uint8_t *terminated);
  * (the step for double actions computed as Gymnasium computes an action of
- * that enum ccgym_action_type): the driver's loop once per type, over double
+ * that enum ccgym_action_type; an env that takes every action as a double
+ * may ignore action_type): the driver's loop once per type, over double
  * actions, the type a constant in each. Use it after CCGYM_DEFINE_ENV, which
  * takes `.typed_step_range = NAME_typed_step_range` after a forward
  * declaration, CCGYM_DECLARE_TYPED_STEP(NAME). */
@@ -529,25 +406,26 @@ CCGYM_INLINE void ccgym_bare_loop(const ccgym_bare_job *j, size_t begin, size_t 
     }
 
 #define CCGYM_DEFINE_TYPED_STEP(NAME, STATE_T, PARAMS_T, ACTION_DIM)                        \
+    CCGYM_CHECK_FN_(NAME, step_typed, void, const PARAMS_T *, STATE_T *, const double *,   \
+                    int, float *, double *, uint8_t *)                                     \
     CCGYM_TYPED_STEP_FN_(NAME, STATE_T, PARAMS_T, CCGYM_ACTION_F64, f64)                   \
     CCGYM_TYPED_STEP_FN_(NAME, STATE_T, PARAMS_T, CCGYM_ACTION_F16, f16)                   \
     CCGYM_TYPED_STEP_FN_(NAME, STATE_T, PARAMS_T, CCGYM_ACTION_PY, py)                     \
     CCGYM_DECLARE_TYPED_STEP(NAME)                                                         \
     {                                                                                      \
-        const ccgym_env_def *d = &NAME##_def;                                              \
         const size_t size = sizeof(double) * (ACTION_DIM), ss = sizeof(STATE_T);           \
-        const double da = d->default_a, db = d->default_b;                                 \
+        const double da = NAME##_default_a_(), db = NAME##_default_b_();                      \
         switch (b->action_type) {                                                          \
         case CCGYM_ACTION_F16:                                                             \
-            ccgym_drive_step(b, actions, size, begin, end, ss, d->obs_dim, da, db,         \
+            ccgym_drive_step(b, actions, size, begin, end, ss, NAME##_obs_dim_, da, db,    \
                              NAME##_step_f16_fn, NAME##_reset_fn);                         \
             break;                                                                         \
         case CCGYM_ACTION_PY:                                                              \
-            ccgym_drive_step(b, actions, size, begin, end, ss, d->obs_dim, da, db,         \
+            ccgym_drive_step(b, actions, size, begin, end, ss, NAME##_obs_dim_, da, db,    \
                              NAME##_step_py_fn, NAME##_reset_fn);                          \
             break;                                                                         \
         default:                                                                           \
-            ccgym_drive_step(b, actions, size, begin, end, ss, d->obs_dim, da, db,         \
+            ccgym_drive_step(b, actions, size, begin, end, ss, NAME##_obs_dim_, da, db,    \
                              NAME##_step_f64_fn, NAME##_reset_fn);                         \
         }                                                                                  \
     }
@@ -555,7 +433,8 @@ CCGYM_INLINE void ccgym_bare_loop(const ccgym_bare_job *j, size_t begin, size_t 
 /* The def's members that CCGYM_DEFINE_ENV fills from its arguments. */
 #define CCGYM_ENV_DEF_INIT_(NAME, STATE_T, PARAMS_T, ACTION_DIM, N_ACTIONS, OBS_DIM, DEF_A,     \
                             DEF_B, STEP_RANGE)                                                 \
-    .api_version = CCGYM_API_VERSION, .obs_dim = OBS_DIM, .action_dim = ACTION_DIM,           \
+    .api_version = CCGYM_API_VERSION, .api_minor = CCGYM_API_MINOR,                           \
+    .size = sizeof(ccgym_env_def), .obs_dim = OBS_DIM, .action_dim = ACTION_DIM,              \
     .n_actions = N_ACTIONS,                                                                   \
     .state_size = sizeof(STATE_T), .params_size = sizeof(PARAMS_T), .default_a = DEF_A,       \
     .default_b = DEF_B, .state_fields = NAME##_state_fields,                                  \
@@ -564,7 +443,6 @@ CCGYM_INLINE void ccgym_bare_loop(const ccgym_bare_job *j, size_t begin, size_t 
     .n_param_fields = (int)(sizeof NAME##_param_fields / sizeof NAME##_param_fields[0]),      \
     .params_init = NAME##_params_init_values, .step_range = STEP_RANGE,                       \
     .reset_range = NAME##_reset_range, .reset_one = NAME##_reset_fn,                          \
-    .observe_one = NAME##_observe_fn,                                                         \
-    .bare_range = NAME##_bare_range, .fast = &NAME##_fast_def
+    .observe_one = NAME##_observe_fn
 
-#endif /* CCGYM_DRIVER_H_ */
+#endif /* CCGYM_DEFINE_ENV_H_ */

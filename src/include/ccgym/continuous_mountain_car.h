@@ -195,6 +195,4 @@ CCGYM_ALWAYS_INLINE void ccgym_continuous_mountain_car_step_body(
 }
 #undef CMC_ATTR
 
-extern const ccgym_env_def ccgym_continuous_mountain_car_def;
-
 #endif /* CCGYM_CONTINUOUS_MOUNTAIN_CAR_H_ */

@@ -160,8 +160,6 @@ CCGYM_ALWAYS_INLINE void ccgym_mountain_car_step_body(const int lanes,
     }
 }
 
-extern const ccgym_env_def ccgym_mountain_car_def;
-
 /* Gymnasium's mountain-car frame (src/mountain_car.c), which both mountain
  * cars' paint functions draw. */
 void ccgym_mountain_car_draw(const ccgym_draw *d, double pos, double min_position,

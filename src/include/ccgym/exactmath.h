@@ -96,7 +96,7 @@ int ccgym_exact_lanes_isa(void);
 /* s[i] = sin(x[i]), c[i] = cos(x[i]) by the active path (lanes where available). */
 void ccgym_xm_sincos_array(const double *x, double *s, double *c, size_t n);
 
-/* pow(x, 2.0) by x * x where include/ccgym/npmath.h's rule allows (its
+/* pow(x, 2.0) by x * x where src/include/ccgym/npmath.h's rule allows (its
  * ccgym_pow2): decided by ccgym_exact_math_init with the probes below.
  * ccgym_pow2_selfcheck: the probes' mismatch count for threshold t (in ulps
  * of x * x; CCGYM_POW2_T is the one in use) and, drop_lo, the exact square's

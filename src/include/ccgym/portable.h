@@ -69,66 +69,9 @@
 #define CCGYM_MAYBE_UNUSED
 #endif
 
-/* ----------------------------------------------------- 128-bit integers
- * ccgym_u128 is two 64-bit halves (lo first: the memory layout the binding
- * reads, PCG64's state as numpy's (state_lo, state_hi)). The product goes
- * through unsigned __int128 where the compiler has it, _umul128 / __umulh
- * on MSVC, and 32-bit limbs otherwise (define CCGYM_NO_INT128 to force
- * that one, as the C test driver does to check it). */
-typedef struct ccgym_u128 {
-    uint64_t lo, hi;
-} ccgym_u128;
-
-static inline ccgym_u128 ccgym_u128_make(uint64_t hi, uint64_t lo)
-{
-    ccgym_u128 r;
-    r.lo = lo;
-    r.hi = hi;
-    return r;
-}
-
-static inline ccgym_u128 ccgym_u128_add(ccgym_u128 a, ccgym_u128 b)
-{
-    ccgym_u128 r;
-    r.lo = a.lo + b.lo;
-    r.hi = a.hi + b.hi + (uint64_t)(r.lo < a.lo);
-    return r;
-}
-
-/* (hi, lo) of the full 64 x 64 -> 128-bit product. */
-static inline uint64_t ccgym_mul64_wide(uint64_t a, uint64_t b, uint64_t *hi)
-{
-#if defined(CCGYM_MSVC_X64) && !defined(CCGYM_NO_INT128)
-    unsigned long long h;
-    const uint64_t lo = _umul128(a, b, &h);
-    *hi = h;
-    return lo;
-#elif defined(CCGYM_MSVC_ARM64) && !defined(CCGYM_NO_INT128)
-    *hi = __umulh(a, b);
-    return a * b;
-#elif defined(__SIZEOF_INT128__) && !defined(CCGYM_NO_INT128) && !defined(CCGYM_MSVC)
-    const unsigned __int128 p = (unsigned __int128)a * b;
-    *hi = (uint64_t)(p >> 64);
-    return (uint64_t)p;
-#else
-    const uint64_t a0 = (uint32_t)a, a1 = a >> 32, b0 = (uint32_t)b, b1 = b >> 32;
-    const uint64_t p00 = a0 * b0, p01 = a0 * b1, p10 = a1 * b0, p11 = a1 * b1;
-    /* The middle column: at most 3 * (2**32 - 1) * 2**32, no overflow of 64 bits
-     * once split (cross holds the carry into the high word). */
-    const uint64_t cross = (p00 >> 32) + (uint32_t)p01 + (uint32_t)p10;
-    *hi = p11 + (p01 >> 32) + (p10 >> 32) + (cross >> 32);
-    return (cross << 32) | (uint32_t)p00;
-#endif
-}
-
-/* a * b modulo 2**128. */
-static inline ccgym_u128 ccgym_u128_mul(ccgym_u128 a, ccgym_u128 b)
-{
-    ccgym_u128 r;
-    r.lo = ccgym_mul64_wide(a.lo, b.lo, &r.hi);
-    r.hi += a.lo * b.hi + a.hi * b.lo;
-    return r;
-}
+/* 128-bit integers (ccgym_u128): in the public ccgym/rng.h, which PCG64's
+ * inline draws need. */
+#include "ccgym/rng.h"
 
 /* ------------------------------------------------------------- atomics
  * Just what src/batch.c and src/parallel.c need. GCC/clang: the __atomic

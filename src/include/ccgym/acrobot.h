@@ -203,6 +203,4 @@ static inline double ccgym_acrobot_torque_noise(const ccgym_acrobot_params *p, c
                                p->torque_noise_max - -p->torque_noise_max);
 }
 
-extern const ccgym_env_def ccgym_acrobot_def;
-
 #endif /* CCGYM_ACROBOT_H_ */

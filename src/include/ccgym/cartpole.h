@@ -86,6 +86,4 @@ CCGYM_ALWAYS_INLINE int ccgym_cartpole_step_body(const int bk, const ccgym_cartp
            (next->theta > p->theta_threshold_radians);
 }
 
-extern const ccgym_env_def ccgym_cartpole_def;
-
 #endif /* CCGYM_CARTPOLE_H_ */
