@@ -339,7 +339,7 @@ def outcomes(tmp_path_factory):
     cc = (sysconfig.get_config_var("CC") or "gcc").split()[0]
     out = tmp / ("valdefs" + sysconfig.get_config_var("EXT_SUFFIX"))
     env = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
-    r = subprocess.run([cc, "-shared", "-fPIC", "-O1", "-ffp-contract=off", "-w",
+    r = subprocess.run([cc, "-shared", "-fPIC", "-O0", "-ffp-contract=off", "-w",
                         f"-I{ccgym.get_include()}", f"-I{sysconfig.get_paths()['include']}",
                         str(tmp / "valdefs.c"), "-o", str(out)],
                        capture_output=True, text=True, timeout=300, env=env)
