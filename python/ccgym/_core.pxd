@@ -164,6 +164,7 @@ cdef extern from "ccgym/driver.h" nogil:
 # through cimport: its C attributes and cdef methods are declared here.
 cimport numpy as cnp
 from cpython.object cimport PyObject
+from cpython.pythread cimport PyThread_get_thread_ident
 
 cdef extern from "Python.h":
     Py_ssize_t Py_REFCNT(PyObject *o)
@@ -260,7 +261,27 @@ cdef class Batch:
     cdef _init_params(self, dict p)
     cdef cnp.ndarray _mem_view(self, int which, bint writeable)
     cdef void _observe(self, float *out) noexcept
-    cdef int _enter(self, bint allow_closed) except -1
+    cdef inline int _enter(self, bint allow_closed) except -1:
+        """Claims the batch. Callers do `self._enter(..)` then at once
+        `try: ... finally: self._depth -= 1`, with no Python code between:
+        nothing can leave the guard held. Inside exclusive() its thread may
+        nest calls (a front end's compound operation); any other call while
+        the guard is held (another thread, or a reader re-entering a step)
+        gets a RuntimeError. (Inline, here: the layers' hot paths claim the
+        batch without a call.)"""
+        if self.closed and not allow_closed:
+            raise RuntimeError("the environment is closed")
+        if self._depth:
+            # Nested: allowed only inside exclusive(), in the thread that runs it.
+            if self._owner == 0 or self._owner != PyThread_get_thread_ident():
+                raise RuntimeError("this environment is being stepped or reset by another "
+                                   "thread; ccgym envs are not thread-safe: give each thread "
+                                   "its own env")
+        else:
+            self._owner = 0
+        self._depth += 1
+        return 0
+
     cdef int _state_replaced(self) except -1
     cdef _seed_entropy(self, mask)
     cdef _seed_range(self, seed, mask)

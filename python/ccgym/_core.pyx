@@ -1000,9 +1000,6 @@ cdef class _Outputs:
                      cnp.NPY_BOOL, False)
 
 
-_BUSY = ("this environment is being stepped or reset by another thread; ccgym envs are not "
-         "thread-safe: give each thread its own env")
-
 cdef class Batch:
     """N instances of one classic-control env, stepped and reset by C.
 
@@ -1317,23 +1314,7 @@ cdef class Batch:
         return self._mem_view(_M_STATE, True).view(dt)
 
     # ------------------------------------------------------------- the guard
-    cdef inline int _enter(self, bint allow_closed) except -1:
-        """Claims the batch. Callers do `self._enter(..)` then at once
-        `try: ... finally: self._depth -= 1`, with no Python code between:
-        nothing can leave the guard held. Inside exclusive() its thread may
-        nest calls (a front end's compound operation); any other call while
-        the guard is held (another thread, or a reader re-entering a step)
-        gets a RuntimeError."""
-        if self.closed and not allow_closed:
-            raise RuntimeError("the environment is closed")
-        if self._depth:
-            # Nested: allowed only inside exclusive(), in the thread that runs it.
-            if self._owner == 0 or self._owner != PyThread_get_thread_ident():
-                raise RuntimeError(_BUSY)
-        else:
-            self._owner = 0
-        self._depth += 1
-        return 0
+    # _enter (the claim) is in _core.pxd: inline here and in the layers above.
 
     @property
     def busy(self):
