@@ -223,8 +223,6 @@ cdef class _Outputs:
     cdef size_t o_reward, o_terminated, o_truncated, nbytes
 
     cdef cnp.ndarray _make(self, int k)
-    cdef bint unreferenced(self) noexcept
-    cdef bint _intact(self, object v, int k) noexcept
     cdef tuple handout(self)
     cdef object obs_view(self)
     cdef object readonly(self, int k)
@@ -257,7 +255,6 @@ cdef class Batch:
     cdef dict _action_types         # the rule table's "types" (continuous envs)
     cdef bint _square_overflows
 
-    cdef void _point_outputs(self) noexcept
     cdef _init_params(self, dict p)
     cdef cnp.ndarray _mem_view(self, int which, bint writeable)
     cdef void _observe(self, float *out) noexcept

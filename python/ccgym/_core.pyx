@@ -915,6 +915,47 @@ cdef int _action_type(object obj, dict types, str what) except -1:
     return types[source]
 
 
+# The hot path's helpers of _Outputs and Batch: module-level inline functions
+# (a method declared in _core.pxd is not inlined).
+cdef inline bint _unreferenced(_Outputs self) noexcept:
+    """Nothing but this object refers to the memory: the block is held by
+    it and its four views only (numpy's view bases end at the block or at
+    one of the views), and each view only by it."""
+    return (_REUSE_OUTPUTS and Py_REFCNT(<PyObject *>self.block) == 5
+            and Py_REFCNT(<PyObject *>self.v_obs) == 1
+            and Py_REFCNT(<PyObject *>self.v_reward) == 1
+            and Py_REFCNT(<PyObject *>self.v_terminated) == 1
+            and Py_REFCNT(<PyObject *>self.v_truncated) == 1)
+
+
+cdef inline bint _intact(_Outputs self, object v, int k) noexcept:
+    """Whether the cached view v is still as made (a caller may have
+    reshaped it, changed its dtype or frozen it in place)."""
+    cdef cnp.ndarray a = <cnp.ndarray>v
+    return (cnp.PyArray_TYPE(a) == (cnp.NPY_FLOAT32 if k == 0 else
+                                    cnp.NPY_FLOAT64 if k == 1 else cnp.NPY_BOOL)
+            and cnp.PyArray_NDIM(a) == (2 if k == 0 else 1)
+            and cnp.PyArray_DIM(a, 0) == self.n
+            and (k != 0 or cnp.PyArray_DIM(a, 1) == self.obs_dim)
+            and cnp.PyArray_ISWRITEABLE(a) and cnp.PyArray_IS_C_CONTIGUOUS(a)
+            and cnp.PyArray_ISNOTSWAPPED(a))
+
+
+cdef inline void _point_outputs(Batch self) noexcept:
+    self._b.obs = self._cur.obs
+    self._b.out_reward = self._cur.reward
+    self._b.out_terminated = self._cur.terminated
+    self._b.out_truncated = self._cur.truncated
+
+
+cdef inline void _step_kernel(Batch self, const void *a, int action_type, int n_threads) noexcept:
+    """ccgym_batch_step with the action type set for this step only."""
+    self._b.action_type = action_type
+    with nogil:
+        ccgym_batch_step(self._def, &self._b, a, n_threads)
+    self._b.action_type = CCGYM_ACTION_F32
+
+
 cdef class _Outputs:
     """One set of step outputs (obs, reward, terminated, truncated) in one
     block, with the views of it that the core hands out. A set is reused only
@@ -948,43 +989,21 @@ cdef class _Outputs:
         return _view(self.block, self.o_terminated if k == 2 else self.o_truncated, 1, dims,
                      cnp.NPY_BOOL, True)
 
-    cdef inline bint unreferenced(self) noexcept:
-        """Nothing but this object refers to the memory: the block is held by
-        it and its four views only (numpy's view bases end at the block or at
-        one of the views), and each view only by it."""
-        return (_REUSE_OUTPUTS and Py_REFCNT(<PyObject *>self.block) == 5
-                and Py_REFCNT(<PyObject *>self.v_obs) == 1
-                and Py_REFCNT(<PyObject *>self.v_reward) == 1
-                and Py_REFCNT(<PyObject *>self.v_terminated) == 1
-                and Py_REFCNT(<PyObject *>self.v_truncated) == 1)
-
-    cdef inline bint _intact(self, object v, int k) noexcept:
-        """Whether the cached view v is still as made (a caller may have
-        reshaped it, changed its dtype or frozen it in place)."""
-        cdef cnp.ndarray a = <cnp.ndarray>v
-        return (cnp.PyArray_TYPE(a) == (cnp.NPY_FLOAT32 if k == 0 else
-                                        cnp.NPY_FLOAT64 if k == 1 else cnp.NPY_BOOL)
-                and cnp.PyArray_NDIM(a) == (2 if k == 0 else 1)
-                and cnp.PyArray_DIM(a, 0) == self.n
-                and (k != 0 or cnp.PyArray_DIM(a, 1) == self.obs_dim)
-                and cnp.PyArray_ISWRITEABLE(a) and cnp.PyArray_IS_C_CONTIGUOUS(a)
-                and cnp.PyArray_ISNOTSWAPPED(a))
-
     cdef tuple handout(self):
         """(obs, reward, terminated, truncated) views, remade where a caller
         changed one in place."""
-        if not self._intact(self.v_obs, 0):
+        if not _intact(self, self.v_obs, 0):
             self.v_obs = self._make(0)
-        if not self._intact(self.v_reward, 1):
+        if not _intact(self, self.v_reward, 1):
             self.v_reward = self._make(1)
-        if not self._intact(self.v_terminated, 2):
+        if not _intact(self, self.v_terminated, 2):
             self.v_terminated = self._make(2)
-        if not self._intact(self.v_truncated, 3):
+        if not _intact(self, self.v_truncated, 3):
             self.v_truncated = self._make(3)
         return (self.v_obs, self.v_reward, self.v_terminated, self.v_truncated)
 
     cdef object obs_view(self):
-        if not self._intact(self.v_obs, 0):
+        if not _intact(self, self.v_obs, 0):
             self.v_obs = self._make(0)
         return self.v_obs
 
@@ -1133,14 +1152,8 @@ cdef class Batch:
         # Before any reset the last observations are zeros (a masked reset
         # before the first full one leaves zeros in the other rows).
         self._b.saved_obs = <float *>(m + self._off[_M_SAVED_OBS])
-        self._point_outputs()
+        _point_outputs(self)
         self.seed_entropy()
-
-    cdef inline void _point_outputs(self) noexcept:
-        self._b.obs = self._cur.obs
-        self._b.out_reward = self._cur.reward
-        self._b.out_terminated = self._cur.terminated
-        self._b.out_truncated = self._cur.truncated
 
     cdef _init_params(self, dict p):
         fields = PARAM_FIELDS[self.kind]
@@ -1462,15 +1475,15 @@ cdef class Batch:
         output row, reading none): the current set if nothing refers to it
         any more (still in cache), else the one handed out before if that is
         free, else a new one."""
-        if not self.copy_outputs or self._cur.unreferenced():
+        if not self.copy_outputs or _unreferenced(self._cur):
             return 0
         cdef _Outputs prev = self._cur
-        if self._spare is not None and self._spare.unreferenced():
+        if self._spare is not None and _unreferenced(self._spare):
             self._cur = self._spare
         else:
             self._cur = _Outputs(self.num_envs, self.obs_dim)
         self._spare = prev
-        self._point_outputs()
+        _point_outputs(self)
         return 0
 
     def reset(self, mask=None, a=None, b=None):
@@ -1581,19 +1594,17 @@ cdef class Batch:
         cdef int t
         return self._actions(actions, &t)
 
-    cdef inline void _run_step(self, const void *a, int action_type, int n_threads) noexcept:
-        """ccgym_batch_step with the action type set for this step only."""
-        self._b.action_type = action_type
-        with nogil:
-            ccgym_batch_step(self._def, &self._b, a, n_threads)
-        self._b.action_type = CCGYM_ACTION_F32
+    cdef void _run_step(self, const void *a, int action_type, int n_threads) noexcept:
+        """ccgym_batch_step with the action type set for this step only (for
+        the layers above; the core's own step inlines it)."""
+        _step_kernel(self, a, action_type, n_threads)
 
     cdef tuple _step(self, actions):
         cdef int t
         cdef object arr = self._actions(actions, &t)  # may run Python code: first
         cdef const void *a = cnp.PyArray_DATA(<cnp.ndarray>arr)
         self._fresh_outputs()
-        self._run_step(a, t, self.num_threads)
+        _step_kernel(self, a, t, self.num_threads)
         return self._cur.handout()
 
     def step(self, actions):
