@@ -23,7 +23,7 @@ import numpy as np
 import pytest
 
 import ccgym
-from ccgym import _core
+from ccgym import _core, _front_core
 from subprocess_helpers import run_isolated
 from array_helpers import set_dtype, set_shape
 from reference import NEWEST_GYM_IDS, is_continuous, is_discrete
@@ -684,7 +684,7 @@ def test_core_knows_no_gymnasium_exceptions():
     assert "ResetNeeded" not in vars(_core) and "InvalidAction" not in vars(_core)
     from ccgym._params import PARAMS
 
-    b = _core.Batch("CartPole", 1, PARAMS["CartPole"]())
+    b = _front_core.SingleBatch("CartPole", 1, PARAMS["CartPole"]())
     with pytest.raises(RuntimeError, match="before calling") as e:
         b.vector_step(np.zeros(1, np.int64))
     assert not isinstance(e.value, gym.error.Error)

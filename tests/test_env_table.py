@@ -7,6 +7,9 @@ and between the modules that read it."""
 from __future__ import annotations
 
 import math
+import subprocess
+import sys
+import textwrap
 
 import gymnasium as gym
 import numpy as np
@@ -15,7 +18,7 @@ from gymnasium.envs.classic_control import pendulum as gym_pendulum
 from gymnasium.envs.classic_control import utils as gym_utils
 
 import ccgym
-from ccgym import _ceiling, _core, _params, _render, envs
+from ccgym import _ceiling, _core, _front_core, _params, _render, envs
 from array_helpers import set_shape
 
 # The stock envs' Gymnasium classes; every kind's is the one its def names
@@ -452,6 +455,46 @@ def test_batch_has_no_front_end_hooks():
     assert names == []
 
 
+def test_core_batch_knows_no_gymnasium_and_no_front_end():
+    """The core only batches: with Gymnasium unimportable, _core alone makes,
+    seeds, resets, steps, snapshots and restores a batch of every kind; the
+    single env's and the vector env's rules are the layer above's
+    (ccgym._front_core), not Batch's."""
+    script = textwrap.dedent("""
+        import importlib.util, sys, types
+        import numpy as np
+        sys.modules["gymnasium"] = None  # any import of it raises ImportError
+        pkg = types.ModuleType("ccgym")
+        pkg.__path__ = []
+        sys.modules["ccgym"] = pkg
+        spec = importlib.util.spec_from_file_location("ccgym._core", sys.argv[1])
+        core = importlib.util.module_from_spec(spec)
+        sys.modules["ccgym._core"] = core
+        spec.loader.exec_module(core)
+        for kind in core.ENV_KINDS:
+            info = core.env_info(kind)
+            b = core.Batch(kind, 3, dict(info.param_defaults), 5)
+            b.seed_range(1)
+            b.reset()
+            snap = b.get_state()
+            a = (np.zeros(3, np.int64) if info.action_dim == 0
+                 else np.zeros((3, info.action_dim), np.float32))
+            first = b.step(a)[0].copy()
+            b.set_state(snap)
+            assert np.array_equal(b.step(a)[0], first), kind
+        assert sys.modules["gymnasium"] is None
+        print("ok")
+        """)
+    out = subprocess.run([sys.executable, "-c", script, _core.__file__], capture_output=True,
+                         text=True, timeout=120)
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr
+    front = ("step1", "reset1", "follow", "check_follow", "obs_state_reader", "live_obs",
+             "sync_live_obs", "vector_step", "vector_step_then", "reset_needed_error",
+             "uint64_actions", "asserts_contains", "obs_single", "last_action_dtype")
+    assert [n for n in front if hasattr(_core.Batch, n)] == []
+    assert all(hasattr(_front_core.SingleBatch, n) for n in front[:12])
+
+
 LIST_KINDS = [k for k in _core.ENV_KINDS if _core.env_info(k).list_attributes]
 
 
@@ -462,7 +505,7 @@ def test_batch_follows_a_list_attribute_itself(kind):
     list_values refuses raises at every step, batch and state unchanged."""
     info = _core.env_info(kind)
     attr, fields = next(iter(info.list_attributes.items()))
-    b = _core.Batch(kind, 1, _params.PARAMS[kind](), 0, _core.AUTORESET_DISABLED)
+    b = _front_core.SingleBatch(kind, 1, _params.PARAMS[kind](), 0, _core.AUTORESET_DISABLED)
     b.reset1(5)
     view = lambda: [float(b.params_buffer.view(info.params_dtype)[0][f]) for f in fields]
     before = view()
@@ -517,7 +560,7 @@ def test_batch_writes_back_a_live_obs_through_a_pure_reader():
             raise ValueError("seven")
         return {name: float(x) for name, x in zip(info.state_float_fields, value)}
 
-    b = _core.Batch(kind, 1, _params.PARAMS[kind](), 0, _core.AUTORESET_DISABLED)
+    b = _front_core.SingleBatch(kind, 1, _params.PARAMS[kind](), 0, _core.AUTORESET_DISABLED)
     b.obs_state_reader = reader
     assert b.obs_is_state
     b.reset1(3)

@@ -17,7 +17,7 @@ import pytest
 import ccgym
 from ccgym import cli
 
-COMPILED = ("_core", "_ceiling", "_render")
+COMPILED = ("_core", "_front_core", "_ceiling", "_render")
 
 
 def test_one_version_everywhere():

@@ -1,7 +1,10 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
 """Compiled core of ccgym: one generic batch of N environment instances over
-the C kernels. The Python front ends (ccgym.envs, ccgym.vector, ccgym.sb3)
-are thin layers over :class:`Batch`."""
+the C kernels (buffers, parameters, seeding, masked step and reset,
+snapshots), knowing no Gymnasium and no front end's rule. The front ends'
+rules are subclasses of :class:`Batch` in ccgym._front_core, and the Python
+front ends (ccgym.envs, ccgym.vector, ccgym.sb3) are thin layers over
+those."""
 
 import operator
 import os
@@ -16,14 +19,6 @@ from libc.string cimport memcpy
 from cpython.pythread cimport PyThread_get_thread_ident
 from cpython.object cimport PyObject
 
-
-cdef extern from "Python.h":
-    Py_ssize_t Py_REFCNT(PyObject *o)
-    # Borrowed-pointer forms (no reference counting) for Batch.watch's check.
-    Py_ssize_t _list_size "PyList_GET_SIZE"(PyObject *o)
-    PyObject *_list_item "PyList_GET_ITEM"(PyObject *o, Py_ssize_t i)
-    Py_ssize_t _tuple_size "PyTuple_GET_SIZE"(PyObject *o)
-    PyObject *_tuple_item "PyTuple_GET_ITEM"(PyObject *o, Py_ssize_t i)
 
 from ccgym._core cimport *
 
@@ -44,10 +39,6 @@ cdef extern from "ccgym/fastmath.h" nogil:
     int ccgym_fast_sincos_array(const double *x, double *s, double *c, size_t n, int isa)
 
 PRECISIONS = ("exact", "fast")
-
-cdef extern from "numpy/arrayobject.h":
-    object PyArray_Scalar(void *data, cnp.dtype descr, object base)
-
 
 # ------------------------------------------------------------ action rules
 # How Gymnasium computes an action, per env: the rule table the binding
@@ -74,17 +65,16 @@ cdef extern from "numpy/arrayobject.h":
 # "asserts_contains": the single env's step asserts action_space.contains(action)
 #   first, so it refuses whatever the installed Gymnasium's Discrete refuses:
 #   since Gymnasium 1.2 an unsigned 64-bit integer (no safe cast to int64).
-#   The single env sets Batch.uint64_actions from that (ccgym/envs.py);
+#   The single env sets SingleBatch.uint64_actions from that (ccgym/_front_core.pyx);
 #   Acrobot indexes AVAIL_TORQUE[a] without the check and takes them.
 # "unsigned_zero_wraps": the step computes action - 1 in the action's dtype,
 #   so an unsigned 0 wraps around (np.uint8(0) - 1 == 255, a push to the right
-#   with numpy's overflow warning): refused with a clear error instead.
+#   with numpy's overflow warning): the front ends' layer (ccgym/_front_core.pyx)
+#   refuses it with a clear error instead.
 # What else Gymnasium accepts and ccgym refuses: long double (Gymnasium would
 # compute in it), lists mixing leaves the table computes in different types
 # (Gymnasium computes each row in its own), and for Acrobot negative actions
 # (Gymnasium indexes AVAIL_TORQUE[a], so -1 means 2; ccgym keeps to Discrete(3)).
-ACTION_TYPES = {"float32": CCGYM_ACTION_F32, "float64": CCGYM_ACTION_F64,
-                "float16": CCGYM_ACTION_F16, "python": CCGYM_ACTION_PY}
 # The numeric-typing classes of an attribute (ccgym_field.attr_class, enum
 # ccgym_attr_class in ccgym/env.h), by name: EnvInfo.attr_class holds them.
 ATTR_CLASSES = {"numpy": CCGYM_ATTR_NUMPY, "narrow": CCGYM_ATTR_NARROW,
@@ -117,12 +107,6 @@ cdef dict _action_rules(const ccgym_env_def *d):
             types["python"] = CCGYM_ACTION_PY
         rules["types"] = types
     return rules
-
-
-# The numpy dtype of each action type's arithmetic (None: Python floats).
-_ACTION_DTYPES = {CCGYM_ACTION_F32: np.dtype(np.float32), CCGYM_ACTION_F64: np.dtype(np.float64),
-                  CCGYM_ACTION_F16: np.dtype(np.float16), CCGYM_ACTION_PY: None}
-cdef cnp.dtype _F64_DESCR = np.dtype(np.float64)
 
 
 # ------------------------------------------------------------------ env table
@@ -513,12 +497,6 @@ cdef int _check_def(const ccgym_env_def *d, str kind) except -1:
     return 0
 
 
-def _step_warn(str message):
-    """Logs an env def's step_warning as Gymnasium's env logs it."""
-    from gymnasium import logger
-    logger.warn(message)
-
-
 # The size of ccgym_env_def at each minor version of this major one (the
 # members ccgym/env.h lists per minor): a def of minor m has exactly
 # _DEF_SIZES[m] bytes.
@@ -815,9 +793,6 @@ def _seed_range_rows(base, rows, mask=None, int isa=-1):
 
 cdef class _Block:
     """One zeroed allocation, its data 64-byte aligned, owned by the core."""
-    cdef void *_raw
-    cdef char *data
-    cdef size_t nbytes
 
     def __cinit__(self, size_t nbytes):
         self._raw = calloc(nbytes + 64, 1)
@@ -850,25 +825,6 @@ cdef enum:
     _REAL = 0
     _INTEGER = 1
     _EXACT = 2
-
-
-cdef inline bint _canonical(object obj, int typenum, Py_ssize_t d0, Py_ssize_t d1,
-                            bint flat_ok) noexcept:
-    """Whether obj is already what C may read as it is: exactly an ndarray of
-    typenum in native byte order, aligned, C-contiguous, of shape (d0,)
-    (d1 < 0) or (d0, d1) (or (d0,) too when flat_ok). The one fast accept of
-    every array that reaches C; told apart without Python-level lookups."""
-    if not cnp.PyArray_CheckExact(obj):
-        return False
-    cdef cnp.ndarray a = <cnp.ndarray>obj
-    cdef int nd = cnp.PyArray_NDIM(a)
-    if (cnp.PyArray_TYPE(a) != typenum or not cnp.PyArray_ISNOTSWAPPED(a)
-            or not cnp.PyArray_ISALIGNED(a) or not cnp.PyArray_IS_C_CONTIGUOUS(a)
-            or nd < 1 or nd > 2 or cnp.PyArray_DIM(a, 0) != d0):
-        return False
-    if d1 < 0:
-        return nd == 1
-    return (nd == 2 and cnp.PyArray_DIM(a, 1) == d1) or (nd == 1 and flat_ok)
 
 
 cdef object _c_input(object obj, int typenum, Py_ssize_t d0, Py_ssize_t d1, bint flat_ok,
@@ -1023,19 +979,51 @@ cdef int _action_type(object obj, dict types, str what) except -1:
     return types[source]
 
 
+# The hot path's helpers of _Outputs and Batch: module-level inline functions
+# (a method declared in _core.pxd is not inlined).
+cdef inline bint _unreferenced(_Outputs self) noexcept:
+    """Nothing but this object refers to the memory: the block is held by
+    it and its four views only (numpy's view bases end at the block or at
+    one of the views), and each view only by it."""
+    return (_REUSE_OUTPUTS and Py_REFCNT(<PyObject *>self.block) == 5
+            and Py_REFCNT(<PyObject *>self.v_obs) == 1
+            and Py_REFCNT(<PyObject *>self.v_reward) == 1
+            and Py_REFCNT(<PyObject *>self.v_terminated) == 1
+            and Py_REFCNT(<PyObject *>self.v_truncated) == 1)
+
+
+cdef inline bint _intact(_Outputs self, object v, int k) noexcept:
+    """Whether the cached view v is still as made (a caller may have
+    reshaped it, changed its dtype or frozen it in place)."""
+    cdef cnp.ndarray a = <cnp.ndarray>v
+    return (cnp.PyArray_TYPE(a) == (cnp.NPY_FLOAT32 if k == 0 else
+                                    cnp.NPY_FLOAT64 if k == 1 else cnp.NPY_BOOL)
+            and cnp.PyArray_NDIM(a) == (2 if k == 0 else 1)
+            and cnp.PyArray_DIM(a, 0) == self.n
+            and (k != 0 or cnp.PyArray_DIM(a, 1) == self.obs_dim)
+            and cnp.PyArray_ISWRITEABLE(a) and cnp.PyArray_IS_C_CONTIGUOUS(a)
+            and cnp.PyArray_ISNOTSWAPPED(a))
+
+
+cdef inline void _point_outputs(Batch self) noexcept:
+    self._b.obs = self._cur.obs
+    self._b.out_reward = self._cur.reward
+    self._b.out_terminated = self._cur.terminated
+    self._b.out_truncated = self._cur.truncated
+
+
+cdef inline void _step_kernel(Batch self, const void *a, int action_type, int n_threads) noexcept:
+    """ccgym_batch_step with the action type set for this step only."""
+    self._b.action_type = action_type
+    with nogil:
+        ccgym_batch_step(self._def, &self._b, a, n_threads)
+    self._b.action_type = CCGYM_ACTION_F32
+
+
 cdef class _Outputs:
     """One set of step outputs (obs, reward, terminated, truncated) in one
     block, with the views of it that the core hands out. A set is reused only
     when nothing but this object refers to the block or its views."""
-    cdef _Block block
-    cdef float *obs
-    cdef double *reward
-    cdef uint8_t *terminated
-    cdef uint8_t *truncated
-    cdef object v_obs, v_reward, v_terminated, v_truncated
-    cdef Py_ssize_t n
-    cdef int obs_dim
-    cdef size_t o_reward, o_terminated, o_truncated, nbytes
 
     def __cinit__(self, Py_ssize_t n, int obs_dim):
         self.n = n
@@ -1065,43 +1053,21 @@ cdef class _Outputs:
         return _view(self.block, self.o_terminated if k == 2 else self.o_truncated, 1, dims,
                      cnp.NPY_BOOL, True)
 
-    cdef inline bint unreferenced(self) noexcept:
-        """Nothing but this object refers to the memory: the block is held by
-        it and its four views only (numpy's view bases end at the block or at
-        one of the views), and each view only by it."""
-        return (_REUSE_OUTPUTS and Py_REFCNT(<PyObject *>self.block) == 5
-                and Py_REFCNT(<PyObject *>self.v_obs) == 1
-                and Py_REFCNT(<PyObject *>self.v_reward) == 1
-                and Py_REFCNT(<PyObject *>self.v_terminated) == 1
-                and Py_REFCNT(<PyObject *>self.v_truncated) == 1)
-
-    cdef inline bint _intact(self, object v, int k) noexcept:
-        """Whether the cached view v is still as made (a caller may have
-        reshaped it, changed its dtype or frozen it in place)."""
-        cdef cnp.ndarray a = <cnp.ndarray>v
-        return (cnp.PyArray_TYPE(a) == (cnp.NPY_FLOAT32 if k == 0 else
-                                        cnp.NPY_FLOAT64 if k == 1 else cnp.NPY_BOOL)
-                and cnp.PyArray_NDIM(a) == (2 if k == 0 else 1)
-                and cnp.PyArray_DIM(a, 0) == self.n
-                and (k != 0 or cnp.PyArray_DIM(a, 1) == self.obs_dim)
-                and cnp.PyArray_ISWRITEABLE(a) and cnp.PyArray_IS_C_CONTIGUOUS(a)
-                and cnp.PyArray_ISNOTSWAPPED(a))
-
     cdef tuple handout(self):
         """(obs, reward, terminated, truncated) views, remade where a caller
         changed one in place."""
-        if not self._intact(self.v_obs, 0):
+        if not _intact(self, self.v_obs, 0):
             self.v_obs = self._make(0)
-        if not self._intact(self.v_reward, 1):
+        if not _intact(self, self.v_reward, 1):
             self.v_reward = self._make(1)
-        if not self._intact(self.v_terminated, 2):
+        if not _intact(self, self.v_terminated, 2):
             self.v_terminated = self._make(2)
-        if not self._intact(self.v_truncated, 3):
+        if not _intact(self, self.v_truncated, 3):
             self.v_truncated = self._make(3)
         return (self.v_obs, self.v_reward, self.v_terminated, self.v_truncated)
 
     cdef object obs_view(self):
-        if not self._intact(self.v_obs, 0):
+        if not _intact(self, self.v_obs, 0):
             self.v_obs = self._make(0)
         return self.v_obs
 
@@ -1115,45 +1081,6 @@ cdef class _Outputs:
             return _view(self.block, self.o_reward, 1, dims, cnp.NPY_FLOAT64, False)
         return _view(self.block, self.o_terminated if k == 2 else self.o_truncated, 1, dims,
                      cnp.NPY_BOOL, False)
-
-
-_BUSY = ("this environment is being stepped or reset by another thread; ccgym envs are not "
-         "thread-safe: give each thread its own env")
-
-# Offsets of the per-instance arrays in a Batch's block, in this order.
-cdef enum:
-    _M_STATE = 0
-    _M_RNG = 1
-    _M_START = 2
-    _M_PENDING = 3
-    _M_RETURN = 4
-    _M_FINAL_OBS = 5
-    _M_FINAL_RETURN = 6
-    _M_FINAL_LENGTH = 7
-    _M_REWARD = 8       # the last outputs but obs, the core's own (a step copies them out)
-    _M_TERMINATED = 9
-    _M_TRUNCATED = 10
-    _M_SAVED_OBS = 11   # a restored snapshot's observations (ccgym_batch.saved_obs)
-    _M_COUNT = 12
-
-# Bounds of a live observation (Batch.obs_is_state): the state it stands for
-# and its values are kept in the Batch itself.
-cdef enum:
-    _LIVE_MAX_STATE = 64
-    _LIVE_MAX_STATE_WORDS = 8
-    _LIVE_MAX_OBS = 8
-
-
-cdef inline bint _list_differs(PyObject *lst, PyObject *items) noexcept:
-    """Whether list `lst` no longer holds exactly the objects of tuple
-    `items` (None: always). Borrowed pointers; the GIL is held throughout."""
-    cdef Py_ssize_t i, n = _list_size(lst)
-    if items == <PyObject *>None or n != _tuple_size(items):
-        return True
-    for i in range(n):
-        if _list_item(lst, i) != _tuple_item(items, i):
-            return True
-    return False
 
 
 cdef class Batch:
@@ -1195,72 +1122,21 @@ cdef class Batch:
     it; a call from a second thread meanwhile raises RuntimeError. It is set
     and cleared in compiled code around a ``try``/``finally``, so no
     exception (KeyboardInterrupt, an asynchronous exception, an error in a
-    obs_state_reader) can leave it held. :meth:`exclusive` runs a front end's compound
-    operation under it, within which its thread may nest calls.
+    layer's callback) can leave it held. :meth:`exclusive` runs a front end's
+    compound operation under it, within which its thread may nest calls.
 
-    Errors: ``reset_needed_error`` (stepping before reset; default
-    RuntimeError), ``invalid_action_error`` (an action of the right type but
-    out of range or of the wrong shape; default ValueError) and
+    Errors: ``invalid_action_error`` (an action of the right type but out of
+    range or of the wrong shape; default ValueError) and
     ``invalid_action_type_error`` (an action of the wrong type or dtype;
-    default TypeError) are the classes raised, single-env and batch steps
-    alike, so a front end can make them its framework's (ccgym's front ends
-    set subclasses of Gymnasium's InvalidAction and AssertionError that keep
-    ValueError / TypeError as bases).
+    default TypeError) are the classes raised, so a front end can make them
+    its framework's (ccgym's front ends set subclasses of Gymnasium's
+    InvalidAction and AssertionError that keep ValueError / TypeError as
+    bases). The core knows no front end: the single env's and the vector
+    env's rules are subclasses in ccgym._front_core.
 
     ``precision`` (read-only): "exact" (bit-exact with Gymnasium) or "fast"
     (vectorised kernels within the bound documented in ccgym.vector).
     """
-
-    cdef const ccgym_env_def *_def
-    cdef ccgym_batch _b
-    cdef readonly str kind
-    cdef readonly str precision
-    cdef readonly Py_ssize_t num_envs
-    cdef readonly int obs_dim
-    cdef readonly int action_dim
-    cdef readonly int64_t n_actions
-    cdef readonly int num_threads
-    cdef readonly double default_a
-    cdef readonly double default_b
-    cdef public bint closed
-    cdef public bint has_reset
-    cdef int _depth                 # the guard: calls under way in the holding thread
-    cdef unsigned long _owner       # the thread running exclusive(), else 0
-    cdef object _step_warning       # the def's step_warning (str), or None
-    cdef object _watch_list         # see follow(): a list step1 compares first
-    cdef tuple _watch_items
-    cdef str _follow_attr
-    cdef tuple _follow_offsets      # its items' params field offsets
-    cdef public object reset_needed_error
-    cdef public object done_step_error    # vector_step on a done instance, DISABLED mode
-    cdef public object invalid_action_error
-    cdef public object invalid_action_type_error
-    cdef public bint copy_outputs
-    cdef public bint uint64_actions   # the single env's step takes np.uint64 actions
-    cdef readonly bint asserts_contains
-    cdef _Block _params             # the params structs (one, or one per instance)
-    cdef _Block _mem                # state, RNG and the per-instance bookkeeping
-    cdef size_t _off[_M_COUNT + 1]
-    cdef _Outputs _cur              # the outputs C writes into
-    cdef _Outputs _spare            # the set handed out before (copy_outputs)
-    cdef int64_t _single_action_i
-    cdef float _single_action_f
-    cdef double _single_action_d
-    # A single action of action_dim > 1 (a registered def's; at most
-    # CCGYM_MAX_OBS_DIM, register_c_def's bound, which sizes these).
-    cdef float _single_action_fv[CCGYM_MAX_OBS_DIM]
-    cdef double _single_action_dv[CCGYM_MAX_OBS_DIM]
-    cdef dict _action_types         # the rule table's "types" (continuous envs)
-    cdef bint _square_overflows
-    cdef bint _unsigned_zero_wraps
-    cdef bint _numpy_reward
-    cdef int _last_action_type
-    # The live observation (obs_is_state): step1's last returned obs, with
-    # the C state and the obs values as they were when it was handed out.
-    cdef object _obs_reader         # see obs_state_reader
-    cdef object _live_obs
-    cdef uint64_t _live_state[_LIVE_MAX_STATE_WORDS]
-    cdef uint32_t _live_vals[_LIVE_MAX_OBS]
 
     def __cinit__(self, str kind, Py_ssize_t num_envs, dict params, int64_t max_episode_steps=0,
                   int autoreset_mode=CCGYM_AUTORESET_NEXT_STEP, int num_threads=1,
@@ -1290,22 +1166,12 @@ cdef class Batch:
         self.closed = False
         self.has_reset = False
         self._depth = 0
-        self._step_warning = env_info(kind).step_warning
-        self.reset_needed_error = RuntimeError
-        self.done_step_error = RuntimeError
         self.invalid_action_error = ValueError
         self.invalid_action_type_error = TypeError
         self.copy_outputs = True
         rules = env_info(kind).action_rules
         self._action_types = rules.get("types")
         self._square_overflows = rules.get("square_overflows", False)
-        self._unsigned_zero_wraps = rules.get("unsigned_zero_wraps", False)
-        self.asserts_contains = rules.get("asserts_contains", False)
-        self.uint64_actions = True
-        self._numpy_reward = env_info(kind).numpy_reward
-        self._last_action_type = CCGYM_ACTION_F32
-        self._obs_reader = None
-        self._live_obs = None
 
         self._init_params(params)
         cdef size_t n = num_envs
@@ -1350,14 +1216,8 @@ cdef class Batch:
         # Before any reset the last observations are zeros (a masked reset
         # before the first full one leaves zeros in the other rows).
         self._b.saved_obs = <float *>(m + self._off[_M_SAVED_OBS])
-        self._point_outputs()
+        _point_outputs(self)
         self.seed_entropy()
-
-    cdef inline void _point_outputs(self) noexcept:
-        self._b.obs = self._cur.obs
-        self._b.out_reward = self._cur.reward
-        self._b.out_terminated = self._cur.terminated
-        self._b.out_truncated = self._cur.truncated
 
     cdef _init_params(self, dict p):
         fields = PARAM_FIELDS[self.kind]
@@ -1446,8 +1306,13 @@ cdef class Batch:
         dims[0] = self.num_envs
         dims[1] = self.obs_dim
         cdef _Block block = _Block(self.num_envs * self.obs_dim * sizeof(float))
-        ccgym_batch_observe(self._def, &self._b, <float *>block.data)
+        self._observe(<float *>block.data)
         return _view(block, 0, 2, dims, cnp.NPY_FLOAT32, False)
+
+    cdef void _observe(self, float *out) noexcept:
+        """Each instance's last observation (see last_obs) into out: the
+        layers above call the C kernels only through the core."""
+        ccgym_batch_observe(self._def, &self._b, out)
 
     @property
     def reward(self):
@@ -1526,23 +1391,7 @@ cdef class Batch:
         return self._mem_view(_M_STATE, True).view(dt)
 
     # ------------------------------------------------------------- the guard
-    cdef inline int _enter(self, bint allow_closed) except -1:
-        """Claims the batch. Callers do `self._enter(..)` then at once
-        `try: ... finally: self._depth -= 1`, with no Python code between:
-        nothing can leave the guard held. Inside exclusive() its thread may
-        nest calls (a front end's compound operation); any other call while
-        the guard is held (another thread, or a reader re-entering a step)
-        gets a RuntimeError."""
-        if self.closed and not allow_closed:
-            raise RuntimeError("the environment is closed")
-        if self._depth:
-            # Nested: allowed only inside exclusive(), in the thread that runs it.
-            if self._owner == 0 or self._owner != PyThread_get_thread_ident():
-                raise RuntimeError(_BUSY)
-        else:
-            self._owner = 0
-        self._depth += 1
-        return 0
+    # _enter (the claim) is in _core.pxd: inline here and in the layers above.
 
     @property
     def busy(self):
@@ -1559,79 +1408,6 @@ cdef class Batch:
             return fn(*args)
         finally:
             self._depth -= 1
-
-    # ---------------------------------------------------- a followed list
-    # A list attribute (CCGYM_ATTR_LIST_ITEM: Acrobot's AVAIL_TORQUE, which
-    # Gymnasium's step indexes anew each time) may be mutated in place by the
-    # user: the single env has the core follow the list its step reads.
-    # step1 compares the list with the items its params were made from (its
-    # length and each item's identity: a list of immutable numbers changes
-    # only by replacing items), a few pointer compares, no Python frame;
-    # when they differ it takes the items itself (list_values) and writes
-    # them into the params fields, or raises with the batch unchanged.
-    def follow(self, str attr, lst, bint now=False):
-        """From now on the params fields of list attribute `attr` follow list
-        `lst` (None: nothing is followed): step1 (and check_follow) take its
-        items whenever it no longer holds those they were taken from. With
-        `now`, its items are taken at once (TypeError/ValueError, the batch
-        unchanged, for items list_values refuses); else at the next step."""
-        if lst is not None and type(lst) is not list:
-            raise TypeError(f"follow() takes a list or None, got {type(lst).__name__}")
-        if attr != self._follow_attr:
-            info = env_info(self.kind)
-            if attr not in info.list_attributes:
-                raise ValueError(f"{self.kind} has no list attribute {attr!r}")
-            self._follow_offsets = tuple(info.params_dtype.fields[f][1]
-                                         for f in info.list_attributes[attr])
-            self._follow_attr = attr
-        if now and lst is not None:
-            items = tuple(lst)
-            self._enter(False)
-            try:
-                self._write_list(list_values(self.kind, attr, items), items)
-            finally:
-                self._depth -= 1
-            self._watch_list = lst
-            return
-        self._watch_items = None
-        self._watch_list = lst
-
-    def check_follow(self):
-        """Takes the followed list's items if they changed (as step1 does)."""
-        if self._watch_list is not None and _list_differs(
-                <PyObject *>self._watch_list, <PyObject *>self._watch_items):
-            self._enter(False)
-            try:
-                self._refollow()
-            finally:
-                self._depth -= 1
-
-    cdef int _refollow(self) except -1:
-        """The followed list changed: its items into the params, or raise
-        (the batch unchanged; every step asks again until it is fixed)."""
-        lst = self._watch_list
-        items = tuple(lst)
-        try:
-            values = list_values(self.kind, self._follow_attr, items)
-        except (TypeError, ValueError) as e:
-            self._watch_items = None
-            raise refused_in_place(self._follow_attr, e) from None
-        self._write_list(values, items)
-        return 0
-
-    cdef void _write_list(self, tuple values, tuple items):
-        """The values into the followed fields of every params struct; items
-        (the list's items they came from) become those step1 compares with."""
-        cdef Py_ssize_t count = <Py_ssize_t>(self._params.nbytes // self._def.params_size)
-        cdef Py_ssize_t i, k
-        cdef double v
-        cdef char *base
-        for i in range(count):
-            base = self._params.data + i * self._def.params_size
-            for k in range(len(values)):
-                v = values[k]
-                memcpy(base + <size_t>self._follow_offsets[k], &v, sizeof(double))
-        self._watch_items = items
 
     def check_open(self):
         """Raises RuntimeError when closed, or when another thread holds the guard."""
@@ -1763,15 +1539,15 @@ cdef class Batch:
         output row, reading none): the current set if nothing refers to it
         any more (still in cache), else the one handed out before if that is
         free, else a new one."""
-        if not self.copy_outputs or self._cur.unreferenced():
+        if not self.copy_outputs or _unreferenced(self._cur):
             return 0
         cdef _Outputs prev = self._cur
-        if self._spare is not None and self._spare.unreferenced():
+        if self._spare is not None and _unreferenced(self._spare):
             self._cur = self._spare
         else:
             self._cur = _Outputs(self.num_envs, self.obs_dim)
         self._spare = prev
-        self._point_outputs()
+        _point_outputs(self)
         return 0
 
     def reset(self, mask=None, a=None, b=None):
@@ -1785,19 +1561,10 @@ cdef class Batch:
         finally:
             self._depth -= 1
 
-    def reset1(self, seed, a=None, b=None):
-        """The single-env reset in one call: seeds instance 0 when `seed` is
-        not None, resets it with bounds (a, b) (the env's defaults when None)
-        and returns a copy of its observation."""
-        self._enter(False)
-        try:
-            if seed is not None:
-                self._seed_words(0, int_seed_words(seed))
-            self._reset(None, a, b)
-            self.has_reset = True
-            return self._obs0()
-        finally:
-            self._depth -= 1
+    cdef int _state_replaced(self) except -1:
+        """Called when a reset or a restore has given the state new values:
+        a layer above that keeps something of the old state drops it."""
+        return 0
 
     cdef int _reset(self, mask, a, b) except -1:
         cdef double da = self._def.default_a if a is None else a
@@ -1808,7 +1575,7 @@ cdef class Batch:
             marr = self._mask(mask)
             m = <const uint8_t *>cnp.PyArray_DATA(marr)
         self._fresh_outputs()  # never into handed-out arrays
-        self._live_obs = None  # a reset makes a new state
+        self._state_replaced()
         with nogil:
             ccgym_batch_reset(self._def, &self._b, m, da, db, self.num_threads)
         return 0
@@ -1827,8 +1594,6 @@ cdef class Batch:
             if not ccgym_discrete_in_range(<const int64_t *>cnp.PyArray_DATA(<cnp.ndarray>arr),
                                            self._b.n, self.n_actions):
                 self._range_error(arr)
-            if self._unsigned_zero_wraps and arr is not actions:  # converted: maybe unsigned
-                self._check_unsigned_zero(actions)
             return arr
         if _canonical(actions, cnp.NPY_FLOAT32, self.num_envs, self.action_dim,
                       self.action_dim == 1):
@@ -1875,23 +1640,6 @@ cdef class Batch:
         action_type[0] = t
         return arr
 
-    cdef int _check_unsigned_zero(self, actions) except -1:
-        """Refuses an unsigned action 0 where Gymnasium's action - 1 wraps around."""
-        cdef bint wraps = False
-        if isinstance(actions, np.ndarray):
-            wraps = actions.dtype.kind == "u" and actions.size and not actions.all()
-        elif isinstance(actions, (list, tuple)):
-            wraps = any(isinstance(x, np.unsignedinteger) and x == 0 for x in actions)
-        if wraps:
-            raise self.invalid_action_error(self._unsigned_zero_message("an action of 0"))
-        return 0
-
-    cdef str _unsigned_zero_message(self, str what):
-        return (f"{what} of an unsigned dtype is refused: Gymnasium's {self.kind} computes "
-                f"`action - 1` in the action's dtype, where 0 wraps around (np.uint8(0) - 1 "
-                f"is 255, a push to the right) instead of -1; pass a signed integer or a "
-                f"Python int")
-
     cdef int _range_error(self, cnp.ndarray arr) except -1:
         cdef const int64_t *a = <const int64_t *>cnp.PyArray_DATA(arr)
         cdef Py_ssize_t i
@@ -1910,38 +1658,17 @@ cdef class Batch:
         cdef int t
         return self._actions(actions, &t)
 
-    def action_type(self, actions):
-        """How a step computes `actions`: "float32", "float64", "float16" or
-        "python" (Python floats) for a continuous env, as Gymnasium does for
-        their dtype (ccgym/_core.pyx, _action_rules); "int64" for a discrete
-        one. Raises as a step would for bad actions."""
-        cdef int t
-        self._actions(actions, &t)
-        if self.action_dim == 0:
-            return "int64"
-        return next(k for k, v in ACTION_TYPES.items() if v == t)
-
-    @property
-    def last_action_dtype(self):
-        """The numpy dtype the last step computed its actions in (float32
-        before any step), None for Python floats: Gymnasium's Pendulum keeps
-        its last_u in it."""
-        return _ACTION_DTYPES[self._last_action_type]
-
-    cdef inline void _run_step(self, const void *a, int action_type, int n_threads) noexcept:
-        """ccgym_batch_step with the action type set for this step only."""
-        self._b.action_type = action_type
-        with nogil:
-            ccgym_batch_step(self._def, &self._b, a, n_threads)
-        self._b.action_type = CCGYM_ACTION_F32
-        self._last_action_type = action_type
+    cdef void _run_step(self, const void *a, int action_type, int n_threads) noexcept:
+        """ccgym_batch_step with the action type set for this step only (for
+        the layers above; the core's own step inlines it)."""
+        _step_kernel(self, a, action_type, n_threads)
 
     cdef tuple _step(self, actions):
         cdef int t
         cdef object arr = self._actions(actions, &t)  # may run Python code: first
         cdef const void *a = cnp.PyArray_DATA(<cnp.ndarray>arr)
         self._fresh_outputs()
-        self._run_step(a, t, self.num_threads)
+        _step_kernel(self, a, t, self.num_threads)
         return self._cur.handout()
 
     def step(self, actions):
@@ -1953,50 +1680,6 @@ cdef class Batch:
             return self._step(actions)
         finally:
             self._depth -= 1
-
-    def vector_step(self, actions):
-        """step() as a vector env does it: refuses a step before the first
-        reset (reset_needed_error) and, with autoreset disabled, while an
-        instance is done; returns (obs, reward, terminated, truncated, {})."""
-        self._enter(False)
-        try:
-            if not self.has_reset or (self._b.autoreset_mode == CCGYM_AUTORESET_DISABLED
-                                      and self._any_pending()):
-                self._refuse_vector_step()
-            return self._step(actions) + ({},)
-        finally:
-            self._depth -= 1
-
-    def vector_step_then(self, on_done, actions):
-        """vector_step(actions), and when an episode ended in this step,
-        ``on_done(infos)`` fills the returned infos (a new dict) under the
-        guard, so they are this step's whatever other threads do (as
-        exclusive() runs a caller's function). What infos carry is the
-        caller's: the core only tells that an episode ended. The callback
-        comes first, for functools.partial; vector_step stays a
-        one-argument call, as cheap as it was."""
-        self._enter(False)
-        try:
-            if not self.has_reset or (self._b.autoreset_mode == CCGYM_AUTORESET_DISABLED
-                                      and self._any_pending()):
-                self._refuse_vector_step()
-            out = self._step(actions)
-            infos = {}
-            if on_done is not None and self._any_done():
-                on_done(infos)
-            return out + (infos,)
-        finally:
-            self._depth -= 1
-
-    cdef int _refuse_vector_step(self) except -1:
-        """Raises why vector_step cannot step now (the callers test the
-        cheap conditions inline: the hot path makes no call for them)."""
-        if not self.has_reset:
-            raise self.reset_needed_error("Cannot call step() before calling reset()")
-        done = np.flatnonzero(self.pending_reset)
-        raise self.done_step_error(
-            f"instances {done[:10].tolist()} are done and autoreset is disabled: "
-            "reset them with reset(options={'reset_mask': mask}) before stepping")
 
     cdef bint _any_done(self):
         cdef Py_ssize_t i
@@ -2016,232 +1699,6 @@ cdef class Batch:
             if p[i]:
                 return True
         return False
-
-    def step1(self, action):
-        """The single-env step: checks `action` like Gymnasium's action space
-        (invalid_action_error), steps instance 0 and returns (obs copy,
-        reward, terminated, False, {}); with obs_is_state that obs is the
-        live state until the next step (see live_obs). Logs the def's
-        step_warning (gymnasium.logger.warn) when its step_warns says so
-        (CartPole's step after the pole fell), and first takes the followed
-        list's items when they changed (see follow())."""
-        self._enter(False)
-        try:
-            if self._watch_list is not None and _list_differs(
-                    <PyObject *>self._watch_list, <PyObject *>self._watch_items):
-                self._refollow()
-            if not self.has_reset:
-                raise self.reset_needed_error("Cannot call env.step() before calling env.reset()")
-            return self._step1(action)
-        finally:
-            self._depth -= 1
-
-    cdef tuple _step1(self, action):
-        cdef const void *a
-        cdef int t = CCGYM_ACTION_F32
-        if self.action_dim == 0:
-            if type(action) is int or isinstance(action, (int, np.integer)) or (
-                    type(action) is np.ndarray and (<cnp.ndarray>action).ndim == 0
-                    and action.dtype.kind in "iu"):
-                try:
-                    self._single_action_i = action
-                except OverflowError:
-                    self._single_action_i = -1
-                if self._single_action_i < 0 or self._single_action_i >= self.n_actions:
-                    raise self.invalid_action_error(
-                        f"{action!r} is outside the action space Discrete({self.n_actions})")
-                if (self._single_action_i == 0 and self._unsigned_zero_wraps
-                        and isinstance(action, (np.unsignedinteger, np.ndarray))
-                        and action.dtype.kind == "u"):
-                    raise self.invalid_action_error(self._unsigned_zero_message(repr(action)))
-                if (not self.uint64_actions and isinstance(action, (np.generic, np.ndarray))
-                        and action.dtype.kind == "u" and action.dtype.itemsize == 8):
-                    raise self.invalid_action_type_error(
-                        f"{action!r} is not in Discrete({self.n_actions}): Gymnasium's "
-                        f"Discrete.contains refuses uint64 (it cannot be cast safely to "
-                        f"int64); pass a signed integer or a Python int")
-            else:
-                raise self.invalid_action_type_error(
-                    f"{action!r} ({type(action).__name__}) is not a valid action for "
-                    f"Discrete({self.n_actions}): expected an integer")
-            a = &self._single_action_i
-        elif _canonical(action, cnp.NPY_FLOAT32, self.action_dim, -1, False):
-            if self.action_dim == 1:
-                self._single_action_f = (<const float *>cnp.PyArray_DATA(<cnp.ndarray>action))[0]
-                a = &self._single_action_f
-            else:
-                memcpy(self._single_action_fv, cnp.PyArray_DATA(<cnp.ndarray>action),
-                       sizeof(float) * self.action_dim)
-                a = self._single_action_fv
-        else:
-            # Gymnasium computes in the dtype it is given (_action_rules).
-            try:
-                arr = self._typed_actions(action, self.action_dim, -1, False, "action", &t)
-            except (TypeError, ValueError) as e:
-                raise (self.invalid_action_type_error if isinstance(e, TypeError)
-                       else self.invalid_action_error)(
-                    f"{action!r} is not a valid action: expected an array of shape "
-                    f"({self.action_dim},) of real numbers ({e})") from None
-            if self.action_dim > 1:
-                memcpy(self._single_action_fv if t == CCGYM_ACTION_F32
-                       else <void *>self._single_action_dv, cnp.PyArray_DATA(<cnp.ndarray>arr),
-                       (sizeof(float) if t == CCGYM_ACTION_F32 else sizeof(double))
-                       * self.action_dim)
-                a = self._single_action_fv if t == CCGYM_ACTION_F32 \
-                    else <void *>self._single_action_dv
-            elif t == CCGYM_ACTION_F32:
-                self._single_action_f = (<const float *>cnp.PyArray_DATA(<cnp.ndarray>arr))[0]
-                a = &self._single_action_f
-            else:
-                self._single_action_d = (<const double *>cnp.PyArray_DATA(<cnp.ndarray>arr))[0]
-                a = &self._single_action_d
-        if self._live_obs is not None and not self._live_unchanged():
-            self._sync_live()  # may raise: nothing has changed yet
-        self._run_step(a, t, 1)
-        cdef cnp.npy_intp dim = self.obs_dim
-        cdef cnp.ndarray out = cnp.PyArray_SimpleNew(1, &dim, cnp.NPY_FLOAT32)
-        memcpy(cnp.PyArray_DATA(out), self._b.obs, sizeof(float) * self.obs_dim)
-        if self._obs_reader is not None:
-            self._live_obs = out
-            self._live_capture()
-        cdef double reward = self._b.reward[0]
-        cdef bint term = self._b.terminated[0] != 0
-        if self._step_warning is not None and self._def.step_warns(self._b.state, term):
-            _step_warn(self._step_warning)
-        if self._numpy_reward:
-            return out, PyArray_Scalar(&reward, _F64_DESCR, None), term, False, {}
-        return out, reward, term, False, {}
-
-    # ------------------------------------------------ the live observation
-    # As Gymnasium's MountainCarContinuous returns its `self.state` from
-    # step, a single env can ask (obs_is_state) that step1's observation be
-    # its state: mutating it in place changes the next step. step1 keeps the
-    # obs it returned with the C state and the obs values at that moment;
-    # before the next step it compares them (a few words: the step's only
-    # cost) and, if only the obs changed, reads the obs as a state with the
-    # env's obs_state_reader and writes the fields it gives into the C state
-    # itself (or raises, leaving the env as it was). A C state changed
-    # another way (a reset, set_state, a state write) means the obs no
-    # longer is the state: it is dropped.
-    @property
-    def obs_is_state(self):
-        """Whether step1's returned observation is the env's live state (see
-        live_obs): an obs_state_reader is set."""
-        return self._obs_reader is not None
-
-    @property
-    def obs_state_reader(self):
-        """None (step1's observation is a copy), or how the env reads a state
-        from a Python value (MountainCarContinuous's, whose Gymnasium step
-        returns its state): reader(value) -> {C state field: value}, or
-        TypeError/ValueError for a value its step refuses. A pure function
-        of the value: it writes nothing (the core writes the fields)."""
-        return self._obs_reader
-
-    @obs_state_reader.setter
-    def obs_state_reader(self, reader):
-        if reader is not None and not callable(reader):
-            raise TypeError(f"obs_state_reader must be callable or None, got {reader!r}")
-        if reader is not None and (self._def.state_size > _LIVE_MAX_STATE
-                                   or self._def.state_size % 8 or self.obs_dim > _LIVE_MAX_OBS):
-            raise ValueError(f"{self.kind}'s state is too large for obs_is_state")
-        self._obs_reader = reader
-        if reader is None:
-            self._live_obs = None
-
-    @property
-    def live_obs(self):
-        """The observation step1 last returned while it still is the state
-        (obs_is_state; the C state unchanged since but by its write-back),
-        else None. Assign None to drop it (the state was given another object)."""
-        if self._live_obs is None or not self.has_reset or not self._live_state_same():
-            return None
-        return self._live_obs
-
-    @live_obs.setter
-    def live_obs(self, value):
-        if value is not None:
-            raise ValueError("live_obs can only be set to None (step1 sets it)")
-        self._live_obs = None
-
-    def sync_live_obs(self):
-        """Writes a live observation mutated in place into the C state now
-        (as the next step1 would): for readers of the state (render,
-        get_state). Raises what obs_state_reader raises (the env unchanged)."""
-        self._enter(True)
-        try:
-            if self._live_obs is not None and not self._live_unchanged():
-                self._sync_live()
-        finally:
-            self._depth -= 1
-
-    cdef inline bint _live_state_same(self) noexcept:
-        """Whether the C state is as when the live obs was handed out."""
-        cdef const uint64_t *st = <const uint64_t *>self._b.state
-        cdef Py_ssize_t i
-        for i in range(<Py_ssize_t>(self._def.state_size // 8)):
-            if st[i] != self._live_state[i]:
-                return False
-        return True
-
-    cdef inline bint _live_unchanged(self) noexcept:
-        """Whether the live obs and the C state are both as handed out."""
-        cdef cnp.ndarray o = <cnp.ndarray>self._live_obs
-        if (cnp.PyArray_TYPE(o) != cnp.NPY_FLOAT32
-                or not cnp.PyArray_ISNOTSWAPPED(o) or cnp.PyArray_NDIM(o) != 1
-                or cnp.PyArray_DIM(o, 0) != self.obs_dim
-                or cnp.PyArray_STRIDE(o, 0) != sizeof(float)):
-            return False
-        cdef const uint32_t *v = <const uint32_t *>cnp.PyArray_DATA(o)
-        cdef Py_ssize_t i
-        for i in range(self.obs_dim):
-            if v[i] != self._live_vals[i]:
-                return False
-        return self._live_state_same()
-
-    cdef int _sync_live(self) except -1:
-        """The slow path of the live obs check: drop it (the state changed
-        another way) or read it with obs_state_reader and write it back."""
-        obs = self._live_obs
-        if not self.has_reset or self._obs_reader is None or not self._live_state_same():
-            self._live_obs = None
-            return 0
-        try:
-            fields = self._obs_reader(obs)
-        except (TypeError, ValueError) as e:
-            raise refused_in_place("the observation step() returned (which is the env's "
-                                   "state, as in Gymnasium)", e) from None
-        view = self._mem_view(_M_STATE, True).view(env_info(self.kind).state_dtype)
-        for name, value in fields.items():
-            view[0][name] = value
-        # The state now is the obs's values: the last observation is its.
-        self._b.saved_obs = NULL
-        ccgym_batch_observe(self._def, &self._b, self._b.obs)
-        # (An obs the reader took in another layout, strides say, stays the
-        # state and takes this slow path at each step.)
-        self._live_capture()
-        return 0
-
-    cdef inline void _live_capture(self) noexcept:
-        """Records the C state and the last observation (instance 0's) as
-        the live obs stands for them (word loops: no call in the step)."""
-        cdef const uint64_t *st = <const uint64_t *>self._b.state
-        cdef const uint32_t *ob = <const uint32_t *>self._b.obs
-        cdef Py_ssize_t i
-        for i in range(<Py_ssize_t>(self._def.state_size // 8)):
-            self._live_state[i] = st[i]
-        for i in range(self.obs_dim):
-            self._live_vals[i] = ob[i]
-
-    cdef cnp.ndarray _obs0(self):
-        cdef cnp.npy_intp dim = self.obs_dim
-        cdef cnp.ndarray out = cnp.PyArray_SimpleNew(1, &dim, cnp.NPY_FLOAT32)
-        memcpy(cnp.PyArray_DATA(out), self._b.obs, sizeof(float) * self.obs_dim)
-        return out
-
-    def obs_single(self):
-        """A copy of instance 0's last observation (see last_obs)."""
-        return np.array(self.last_obs[0])
 
     # ---------------------------------------------------------------- snapshots
     # Everything that evolves (not the parameters): enough to clone a batch,
@@ -2344,7 +1801,7 @@ cdef class Batch:
             raise ValueError(f"state['has_reset'] must be a bool, got {has_reset!r}")
         self._check_state_tags(checked[0][1])
         # From here on C only: the restore is whole or not at all.
-        self._live_obs = None
+        self._state_replaced()
         cdef int w
         cdef cnp.ndarray a
         cdef char *dst

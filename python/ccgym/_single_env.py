@@ -1,5 +1,5 @@
 """The machinery every single env shares: ``_CoreEnv`` (a
-``gymnasium.Env`` over one instance of a ``ccgym._core.Batch``), its
+``gymnasium.Env`` over one instance of a ``ccgym._front_core.SingleBatch``), its
 discrete and continuous bases, and the spaces it builds from an env's def.
 
 Each env's class subclasses one of the bases in a module of its own
@@ -20,7 +20,7 @@ import numpy as np
 import numpy.typing as npt
 from gymnasium import spaces
 
-from ccgym import _attributes, _core
+from ccgym import _attributes, _core, _front_core
 from ccgym._frontend import (
     check_open,
     check_render_mode,
@@ -256,7 +256,7 @@ class _CoreEnv(gym.Env, metaclass=_EnvType):
             live._env = weakref.ref(self)
             self.__dict__ = live
         self.render_mode = render_mode
-        self._core = _core.Batch(self.kind, 1, params, 0, _core.AUTORESET_DISABLED, 1)
+        self._core = _front_core.SingleBatch(self.kind, 1, params, 0, _core.AUTORESET_DISABLED, 1)
         self._core.reset_needed_error = gym.error.ResetNeeded
         set_action_errors(self._core)  # ccgym.InvalidAction: an AssertionError too
         self._core.copy_outputs = False  # step1 and reset1 return copies
@@ -356,7 +356,7 @@ class _CoreEnv(gym.Env, metaclass=_EnvType):
             self.step = self._core.step1
 
     @property
-    def batch(self) -> _core.Batch:
+    def batch(self) -> _front_core.SingleBatch:
         """The one-instance C batch behind this env (package-internal: for
         ccgym's renderer, pixel wrappers and benchmarks). Its buffers are the
         env's live state (a handed-out ``state`` mutated in place is written

@@ -34,7 +34,7 @@ from stable_baselines3.common.vec_env.base_vec_env import (
     VecEnvStepReturn,
 )
 
-from ccgym import _attributes, _core
+from ccgym import _attributes, _core, _front_core
 from ccgym._frontend import (
     COMPENSATED_SUM,
     EpisodeSums,
@@ -65,7 +65,7 @@ class NativeBatchOffWarning(UserWarning):
 class VecEnv(_SB3VecEnv):
     """``num_envs`` instances of one ccgym env as a Stable-Baselines3 ``VecEnv``.
 
-    Not a wrapper around Python envs: one :class:`ccgym._core.Batch` in
+    Not a wrapper around Python envs: one :class:`ccgym._front_core.FrontBatch` in
     same-step autoreset mode holds every instance. Semantics are those of
     SB3's ``DummyVecEnv`` over ``gymnasium.make(env_id)``:
 
@@ -122,7 +122,7 @@ class VecEnv(_SB3VecEnv):
         self.env_kwargs = dict(env_kwargs)
         self.max_episode_steps = int(max_episode_steps)
         self.num_threads = int(num_threads)
-        self._core = _core.Batch(
+        self._core = _front_core.FrontBatch(
             self._kind, int(num_envs), batch_params(self._kind, env_kwargs),
             self.max_episode_steps, _core.AUTORESET_SAME_STEP, self.num_threads,
         )
@@ -389,7 +389,7 @@ class VecEnv(_SB3VecEnv):
 
     # --------------------------------------------------------------- extras
     @property
-    def batch(self) -> _core.Batch:
+    def batch(self) -> _front_core.FrontBatch:
         """The C batch behind this VecEnv (package-internal: for
         :class:`VecMonitor`, ccgym's renderer and benchmarks). Its buffers are
         the live state and outputs; its methods skip this VecEnv's checks."""

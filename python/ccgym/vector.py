@@ -20,7 +20,7 @@ import numpy.typing as npt
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
-from ccgym import _core
+from ccgym import _core, _front_core
 from ccgym._frontend import (
     apply_seeds,
     batch_seeds,
@@ -163,7 +163,7 @@ class VectorEnv(gym.vector.VectorEnv):
         # snapshots and set_physics run under it with Batch.exclusive, so a
         # second thread's call gets a RuntimeError instead of landing between
         # two core calls.
-        self._core = _core.Batch(
+        self._core = _front_core.FrontBatch(
             self._kind, int(num_envs), params, int(max_episode_steps), _AUTORESET[mode],
             int(num_threads), precision,
         )
@@ -206,7 +206,7 @@ class VectorEnv(gym.vector.VectorEnv):
         self._episode_start_times = np.zeros(self.num_envs)
 
     @property
-    def batch(self) -> _core.Batch:
+    def batch(self) -> _front_core.FrontBatch:
         """The C batch behind this env (package-internal: for ccgym's
         renderer, pixel wrappers and benchmarks). Its buffers are the live
         state and outputs; its methods skip this env's checks, lock and
