@@ -15,7 +15,8 @@ three trainings run interleaved in chunks, and CPU time is the steadier
 measure).
 
     python examples/ppo_throughput.py            # 8 envs, 30k steps each
-    python examples/ppo_throughput.py --quick    # smoke run
+    python examples/ppo_throughput.py --quick    # short run (4096 steps)
+    python examples/ppo_throughput.py --smoke    # seconds: tests/test_examples.py runs it
 """
 
 from __future__ import annotations
@@ -117,27 +118,36 @@ def main() -> None:
                              "default); sb3: SB3's PPO defaults with n_steps=256")
     parser.add_argument("--rounds", type=int, default=6,
                         help="interleaved chunks per vec env (fair under a shared CPU)")
-    parser.add_argument("--quick", action="store_true", help="smoke run (4096 steps)")
+    parser.add_argument("--quick", action="store_true", help="short run (4096 steps)")
+    parser.add_argument("--smoke", action="store_true",
+                        help="seconds: 2 envs, 2 rounds of one rollout (a check that it runs)")
     args = parser.parse_args()
     if args.quick:
         args.timesteps, args.rounds = 4096, 2
+    if args.smoke:
+        args.n_envs, args.rounds = 2, 2
     torch.set_num_threads(1)
 
     if args.hyperparams == "zoo":
-        from ccgym.train import _resolve, default_hyperparams
+        from ccgym.train import prepare
 
-        hp = default_hyperparams("CartPole-v1", "ppo")
-        for key in ("n_envs", "n_timesteps"):
-            hp.pop(key)
-        hp = _resolve(hp, 0)
+        # What ccgym train does with the Zoo's entry (schedules, policy_kwargs);
+        # its n_envs and n_timesteps give way to this script's options.
+        prepared = prepare("CartPole-v1", "ppo")
+        if prepared["normalize"] is not None:
+            raise SystemExit("the Zoo's CartPole-v1 PPO entry now normalizes: not handled here")
+        policy, hp = prepared["policy"], prepared["kwargs"]
     else:
-        hp = dict(n_steps=256)
+        policy, hp = "MlpPolicy", dict(n_steps=256)
+    if args.smoke:  # one rollout of 2 x 16 steps per chunk
+        hp.update(n_steps=16, batch_size=32)
+        args.timesteps = 2 * args.rounds * 16
 
     # Round robin in chunks, rotating the order, so that the load of a shared
     # machine falls on the three alike; wall and CPU (process) time are both kept.
     kinds = ("dummy", "ccgym", "null")
     venvs = {k: make(k, args.n_envs, args.seed) for k in kinds}
-    models = {k: PPO("MlpPolicy", venvs[k], seed=args.seed, device="cpu", **hp) for k in kinds}
+    models = {k: PPO(policy, venvs[k], seed=args.seed, device="cpu", **hp) for k in kinds}
     wall = dict.fromkeys(kinds, 0.0)
     cpu = dict.fromkeys(kinds, 0.0)
     chunk = -(-args.timesteps // args.rounds)

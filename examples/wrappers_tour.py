@@ -14,6 +14,7 @@ Each section builds something, runs it, and checks what it claims:
 6. SB3 model save/load: hyperparameters restored, training resumed.
 
     python examples/wrappers_tour.py --quick
+    python examples/wrappers_tour.py --smoke    # seconds: tests/test_examples.py runs it
 """
 
 from __future__ import annotations
@@ -120,7 +121,7 @@ def monitor(log_dir: str) -> None:
     print(f"  written: {sorted(os.listdir(log_dir))}")
 
 
-def time_feature(quick: bool) -> None:
+def time_feature(steps: int) -> None:
     section("4. time feature: TimeFeatureWrapper(gym.make('ccgym/Pendulum-v1'))")
     env = TimeFeatureWrapper(gym.make("ccgym/Pendulum-v1"))
     obs, _ = env.reset(seed=0)
@@ -140,16 +141,16 @@ def time_feature(quick: bool) -> None:
         venv = ccgym.sb3.make_vec_env("Pendulum-v1", n_envs=2, seed=0,
                                       wrapper_class=TimeFeatureWrapper)
     model = A2C("MlpPolicy", venv, n_steps=8, seed=0, device="cpu")
-    model.learn(256 if quick else 5_000)
+    model.learn(steps)
     print(f"  A2C trained on the time-featured env: policy input {model.observation_space.shape}")
 
 
-def vec_wrappers(quick: bool, tmp: str) -> None:
+def vec_wrappers(steps: int, tmp: str) -> None:
     section("5. VecNormalize and VecFrameStack over ccgym's native SB3 VecEnv")
     venv = VecNormalize(ccgym.sb3.make_vec_env("Pendulum-v1", n_envs=8, seed=0),
                         gamma=0.9)
     model = PPO("MlpPolicy", venv, n_steps=128, gamma=0.9, seed=0, device="cpu")
-    model.learn(2048 if quick else 50_000)
+    model.learn(steps)
     path = os.path.join(tmp, "vecnormalize.pkl")
     venv.save(path)
     print(f"  obs mean {np.round(venv.obs_rms.mean, 3)}, var {np.round(venv.obs_rms.var, 3)}")
@@ -167,12 +168,11 @@ def vec_wrappers(quick: bool, tmp: str) -> None:
     model.learn(512)
 
 
-def save_load(quick: bool, tmp: str) -> None:
+def save_load(first: int, tmp: str) -> None:
     section("6. save, load (hyperparameters restored), resume training")
     venv = ccgym.sb3.make_vec_env("CartPole-v1", n_envs=8, seed=0)
     model = PPO("MlpPolicy", venv, n_steps=32, batch_size=256, gae_lambda=0.8, gamma=0.98,
                 n_epochs=20, learning_rate=1e-3, ent_coef=0.0, seed=0, device="cpu")
-    first = 4096 if quick else 40_000
     model.learn(first)
     path = os.path.join(tmp, "ppo_cartpole")
     model.save(path)
@@ -196,15 +196,20 @@ def save_load(quick: bool, tmp: str) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="short trainings")
+    parser.add_argument("--smoke", action="store_true",
+                        help="one rollout per training: seconds (a check that it runs)")
     args = parser.parse_args()
+    # Steps of the trainings of sections 4, 5 and 6 (each is at least one rollout).
+    steps = ((8, 256, 256) if args.smoke else (256, 2048, 4096) if args.quick
+             else (5_000, 50_000, 40_000))
     torch.set_num_threads(1)
     with tempfile.TemporaryDirectory() as tmp:
         time_limit()
         action_normalisation()
         monitor(tmp)
-        time_feature(args.quick)
-        vec_wrappers(args.quick, tmp)
-        save_load(args.quick, tmp)
+        time_feature(steps[0])
+        vec_wrappers(steps[1], tmp)
+        save_load(steps[2], tmp)
     print("\nall sections ran and their checks passed")
 
 

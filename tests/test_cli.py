@@ -94,3 +94,32 @@ def test_issue_examples_exit_2_from_the_shell(argv, tmp_path):
     assert proc.returncode == 2, (proc.stdout, proc.stderr)
     assert "Traceback" not in proc.stderr and "error: argument" in proc.stderr
     assert proc.stdout == "" and not any(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("cmd,opt", [(["bench"], "--json"), (["bench"], "--plot"),
+                                     (["render-bench"], "--json")])
+def test_output_in_a_missing_directory_is_a_usage_error(cmd, opt, tmp_path, capsys,
+                                                        monkeypatch):
+    """issue 45: ``ccgym bench --json DIR/x.json`` with no DIR ran the whole
+    benchmark, then died on the write; now argparse refuses it first (the
+    directory is not created: a typo is likelier than a wanted new one)."""
+    from ccgym.benchmarks import cli as bench_cli
+
+    ran = []
+    monkeypatch.setattr(bench_cli, "main", lambda args: ran.append(args) or 0)
+    monkeypatch.setattr(bench_cli, "render_main", lambda args: ran.append(args) or 0)
+    path = tmp_path / "missing" / "x.out"
+    with pytest.raises(SystemExit) as e:
+        cli.main([*cmd, opt, str(path)])
+    assert e.value.code == 2 and not ran
+    err = capsys.readouterr().err
+    assert f"usage: ccgym {cmd[0]}" in err
+    assert "does not exist" in err and str(tmp_path / "missing") in err
+    assert not (tmp_path / "missing").exists()
+    with pytest.raises(SystemExit):
+        cli.main([*cmd, opt, str(tmp_path)])  # a directory, not a file
+    assert "is a directory" in capsys.readouterr().err
+    # An existing directory, or '-' for --json, parses and runs.
+    for ok in ([str(tmp_path / "x.out")] + (["-"] if opt == "--json" else [])):
+        assert cli.main([*cmd, opt, ok]) == 0
+    assert len(ran) == 1 + (opt == "--json")

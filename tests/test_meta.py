@@ -169,3 +169,52 @@ def test_record_extra_brings_the_video_writers():
     reqs = importlib.metadata.requires("ccgym") or []
     record = {re.split(r"[<>=!~ ;\[]", r)[0].lower() for r in reqs if 'extra == "record"' in r}
     assert record >= {"pillow", "imageio", "imageio-ffmpeg"}
+
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir)
+
+
+def _readme_test_command() -> str:
+    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
+        lines = [ln for ln in f.read().splitlines()
+                 if ln.startswith("pip install ") and "python -m pytest" in ln]
+    assert len(lines) == 1, lines
+    return lines[0]
+
+
+def test_ci_runs_the_readme_test_command_first_in_a_clean_venv():
+    """.ci/run's main leg runs the README's test command verbatim (plus -p
+    no:cacheprovider), and nothing but pip itself is installed into its venv
+    before it (issue 46, item 2): the frameworks come after, so a missing
+    extra in the README's command fails CI, as it fails a newcomer."""
+    path = os.path.join(ROOT, ".ci", "run")
+    if not os.path.exists(path):
+        pytest.skip("no .ci/run beside the tests (not a source checkout)")
+    readme = _readme_test_command()
+    with open(path, encoding="utf-8") as f:
+        ci = [ln for ln in f.read().splitlines() if not ln.lstrip().startswith("#")]
+    at = [i for i, ln in enumerate(ci) if ln.startswith(readme)]
+    assert at, f".ci/run does not run the README's test command {readme!r}"
+    assert ci[at[0]] in (readme, readme + " -p no:cacheprovider"), ci[at[0]]
+    before = [ln for ln in ci[:at[0]] if "pip install" in ln]
+    assert before == ["python -m pip install --quiet --upgrade pip"], before
+    with open(os.path.join(ROOT, "docs", "getting-started.md"), encoding="utf-8") as f:
+        assert readme in f.read().splitlines()
+
+
+def test_train_extra_is_the_same_everywhere():
+    """README, getting-started and ccgym train's own messages name one extra
+    for ``ccgym train``, the one that brings what it imports (issue 46)."""
+    from ccgym import train
+
+    reqs = importlib.metadata.requires("ccgym") or []
+    zoo = {re.split(r"[<>=!~ ;\[]", r)[0].lower() for r in reqs if 'extra == "zoo"' in r}
+    assert zoo >= {"rl_zoo3", "stable-baselines3", "torch"}
+    for page in ("README.md", os.path.join("docs", "getting-started.md")):
+        with open(os.path.join(ROOT, page), encoding="utf-8") as f:
+            text = f.read()
+        assert re.search(r'pip install "?\.\[zoo\]"? .*ccgym train', text), page
+        assert not re.search(r"\[sb3\].*ccgym train", text), page
+        assert ",zoo," in _readme_test_command() and _readme_test_command() in text
+    src = importlib.resources.files("ccgym").joinpath("train.py").read_text()
+    assert "ccgym[zoo]" in src and "ccgym[sb3]" not in src

@@ -892,3 +892,26 @@ def test_options_dict_not_mutated():
 def test_repr():
     assert re.fullmatch(r"ccgym\.VectorEnv\(CartPole-v1, num_envs=3\)",
                         repr(ccgym.make_vec("ccgym/CartPole-v1", 3)))
+
+
+def test_make_vec_refuses_an_unknown_keyword_in_its_own_name():
+    """issue 46: a misspelled keyword is make_vec's TypeError with difflib's
+    closest name, not CartPoleEnv.__init__'s; the env's own keywords and
+    physics stay accepted."""
+    import ccgym
+
+    cases = {"num_thread": "num_threads", "gravty": "gravity", "autoreset": "autoreset_mode",
+             "sutton_barto": "sutton_barto_reward"}
+    for wrong, right in cases.items():
+        with pytest.raises(TypeError, match=rf"^make_vec\(\) got an unexpected keyword "
+                                            rf"argument '{wrong}'; did you mean '{right}'\?"):
+            ccgym.make_vec("CartPole-v1", 8, **{wrong: 2})
+    with pytest.raises(TypeError, match=r"argument 'zzzz' \(make_vec's keywords"):
+        ccgym.make_vec("ccgym/Pendulum-v1", 2, zzzz=1)
+    # CartPole's gravity is not Pendulum's (its g is): refused, the valid names listed.
+    with pytest.raises(TypeError, match=r"'gravity' \(make_vec's .*Pendulum-v1's: dt, g, l,"):
+        ccgym.make_vec("Pendulum-v1", 2, gravity=9.0)
+    envs = ccgym.make_vec("CartPole-v1", 2, num_threads=1, gravity=[9.0, 10.0],
+                          sutton_barto_reward=True, autoreset_mode="SameStep")
+    assert envs.get_physics()["gravity"].tolist() == [9.0, 10.0]
+    assert ccgym.make_vec("Pendulum-v1", 2, g=9.0).get_physics()["g"].tolist() == [9.0, 9.0]

@@ -23,7 +23,7 @@ The documentation (``docs/`` in the source tree) has a page per front end.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from ccgym import envs
 from ccgym._version import __version__
@@ -43,16 +43,85 @@ _register()
 
 
 if TYPE_CHECKING:
+    from gymnasium.vector import AutoresetMode
+
     from ccgym.vector import VectorEnv
 
 
-def make_vec(env_id: str, num_envs: int = 1, **kwargs: Any) -> VectorEnv:
+def make_vec(
+    env_id: str,
+    num_envs: int = 1,
+    *,
+    max_episode_steps: int | None = None,
+    autoreset_mode: str | AutoresetMode = "NextStep",
+    num_threads: int = 1,
+    copy: bool = True,
+    episode_statistics: bool = False,
+    stats_buffer_length: int = 100,
+    render_mode: str | None = None,
+    precision: Literal["exact", "fast"] = "exact",
+    **env_kwargs: Any,
+) -> VectorEnv:
     """A native :class:`ccgym.vector.VectorEnv` of ``num_envs`` instances of
-    ``env_id`` ("CartPole-v1" or "ccgym/CartPole-v1"); keyword arguments as
-    :class:`ccgym.vector.VectorEnv`."""
+    ``env_id`` ("CartPole-v1" or "ccgym/CartPole-v1"); the keywords are
+    :class:`ccgym.vector.VectorEnv`'s. ``env_kwargs`` are the env's own: its
+    constructor's keywords and its physical parameters (a scalar, or one value
+    per instance). Any other keyword raises TypeError naming the closest
+    valid one."""
     from ccgym.vector import VectorEnv
 
-    return VectorEnv(env_id, num_envs=num_envs, **kwargs)
+    _check_env_keywords("make_vec", env_id, env_kwargs, _MAKE_VEC_KEYWORDS)
+    return VectorEnv(env_id, num_envs, max_episode_steps=max_episode_steps,
+                     autoreset_mode=autoreset_mode, num_threads=num_threads, copy=copy,
+                     episode_statistics=episode_statistics,
+                     stats_buffer_length=stats_buffer_length, render_mode=render_mode,
+                     precision=precision, **env_kwargs)
+
+
+def _env_keywords(env_id: str) -> set[str]:
+    """The keywords of env_id's own: its single-env constructor's (a plugin's
+    CEnv: its def's keywords) and its physical parameters."""
+    import inspect
+
+    from ccgym import _core
+    from ccgym._frontend import env_class
+    from ccgym._params import PHYSICS
+
+    cls = env_class(env_id)
+    names = set(PHYSICS[cls.kind])
+    for name, param in inspect.signature(cls.__init__).parameters.items():
+        if param.kind is inspect.Parameter.VAR_KEYWORD:
+            names.update(_core.env_info(cls.kind).keywords)
+        elif name not in ("self", "render_mode"):
+            names.add(name)
+    return names
+
+
+def _check_env_keywords(caller: str, env_id: str, env_kwargs: dict[str, Any],
+                        own: tuple[str, ...]) -> None:
+    """TypeError in the caller's name for a keyword that is neither the
+    caller's own nor env_id's, with difflib's closest valid name: a typo such
+    as num_thread must not surface as the env class's __init__ refusing it."""
+    import difflib
+
+    from ccgym._frontend import resolve_env_id
+
+    unknown = [k for k in env_kwargs if k not in own]
+    if not unknown:
+        return
+    valid = _env_keywords(resolve_env_id(env_id))
+    for key in unknown:
+        if key not in valid:
+            close = difflib.get_close_matches(key, [*own, *sorted(valid)], n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            raise TypeError(
+                f"{caller}() got an unexpected keyword argument {key!r}{hint} ({caller}'s "
+                f"keywords: {', '.join(own)}; {resolve_env_id(env_id)}'s: "
+                f"{', '.join(sorted(valid))})")
+
+
+_MAKE_VEC_KEYWORDS = ("max_episode_steps", "autoreset_mode", "num_threads", "copy",
+                      "episode_statistics", "stats_buffer_length", "render_mode", "precision")
 
 
 def get_include() -> str:

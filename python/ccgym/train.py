@@ -236,8 +236,8 @@ def run(args: argparse.Namespace) -> int:
         from stable_baselines3.common.vec_env import VecNormalize
     except ImportError as e:  # pragma: no cover - depends on the install
         raise SystemExit(
-            f"ccgym train needs Stable-Baselines3 and torch: install the sb3 extra, "
-            f"pip install 'ccgym[sb3]' ({e})"
+            f"ccgym train needs the RL Zoo, Stable-Baselines3 and torch: install the zoo "
+            f"extra, pip install 'ccgym[zoo]' ({e})"
         ) from None
 
     from ccgym._frontend import resolve_env_id

@@ -64,6 +64,25 @@ def _quiet_v0_warning() -> None:
                             category=DeprecationWarning)
 
 
+def _output_path(text: str) -> str:
+    """An output file whose directory exists ('-' passes): refused at parse
+    time, so a typo in the directory costs a usage line, not a finished
+    benchmark that then dies on the write and loses its results. Refused,
+    not created: a mistyped directory is more likely than a wanted new one,
+    as a shell redirection to it fails too."""
+    import os
+
+    if text == "-":
+        return text
+    parent = os.path.dirname(text) or "."
+    if not os.path.isdir(parent):
+        raise argparse.ArgumentTypeError(
+            f"the directory of {text!r} does not exist (create it first: mkdir -p {parent})")
+    if os.path.isdir(text):
+        raise argparse.ArgumentTypeError(f"{text!r} is a directory; give a file name")
+    return text
+
+
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     """Registers ``ccgym bench`` on the CLI's subparsers."""
     p = subparsers.add_parser(
@@ -109,10 +128,10 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--memory-envs", type=_argtypes.num_envs, default=None,
                    help=f"N for the memory measurement (default {MEMORY_NUM_ENVS:,}; "
                         "--quick: 100,000)")
-    p.add_argument("--json", metavar="PATH",
+    p.add_argument("--json", metavar="PATH", type=_output_path,
                    help="write all results as JSON to PATH ('-': to standard output, "
                         "the tables then go to standard error)")
-    p.add_argument("--plot", metavar="PATH",
+    p.add_argument("--plot", metavar="PATH", type=_output_path,
                    help="write a bar chart of the vector rows as an image (needs matplotlib)")
     p.set_defaults(func=main)
     return p
@@ -268,7 +287,7 @@ def add_render_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--num-threads", type=_argtypes.threads, default=1,
                    help="threads of the batch renders (default 1)")
     p.add_argument("--samples", metavar="DIR", help="also save one PNG per env in DIR")
-    p.add_argument("--json", metavar="PATH",
+    p.add_argument("--json", metavar="PATH", type=_output_path,
                    help="write the rows as JSON to PATH ('-': to standard output)")
     p.set_defaults(func=render_main)
     return p
