@@ -103,13 +103,12 @@ static void ceiling_chunk(void *ctx, size_t begin, size_t end)
 /* Large enough for any env's params struct and its params_init inputs. */
 #define CEILING_MAX_PARAMS 64
 
-double ccgym_ceiling_run(const ccgym_env_def *def, size_t n, int64_t steps, void *state, void *rng,
+double ccgym_ceiling_run(const ccgym_env_def *def, const ccgym_stock_def *stock, size_t n, int64_t steps, void *state, void *rng,
                          const void *actions, size_t n_action_rows, float *obs, double *reward,
                          uint8_t *terminated, int n_threads, int cpu_clock, int exact_lanes)
 {
     if (def == NULL || n_action_rows == 0)
         return -1.0;
-    const ccgym_stock_def *stock = ccgym_stock_of(def);
     if (stock == NULL && (def->step_range == NULL || def->obs_dim > CCGYM_MAX_OBS_DIM ||
                           (def->action_dim == 0 && def->n_actions == 0)))
         return -1.0;

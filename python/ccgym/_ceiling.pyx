@@ -26,7 +26,7 @@ cdef extern from "ccgym/driver.h" nogil:
 
 
 cdef extern from "ccgym/ceiling.h" nogil:
-    double ccgym_ceiling_run(const void *d, size_t n, int64_t steps, void *state, void *rng,
+    double ccgym_ceiling_run(const void *d, const void *stock, size_t n, int64_t steps, void *state, void *rng,
                              const void *actions, size_t n_action_rows, float *obs,
                              double *reward, uint8_t *terminated, int n_threads, int cpu_clock,
                              int exact_lanes)
@@ -75,6 +75,7 @@ cdef class Run:
     cdef double *_reward
     cdef uint8_t *_terminated
     cdef const void *_def
+    cdef const void *_stock
     cdef int64_t _n_actions
     cdef readonly str kind
     cdef readonly Py_ssize_t num_envs
@@ -110,6 +111,7 @@ cdef class Run:
         self._reward = <double *>(base + o_rew)
         self._terminated = <uint8_t *>(base + o_term)
         self._def = <const void *><uintptr_t>_core.def_address(kind)
+        self._stock = <const void *><uintptr_t>_core.stock_def_address(kind)
         self._n_actions = info.n_actions
         self.kind = kind
         self.num_envs = n
@@ -184,7 +186,7 @@ cdef class Run:
         # own copy of the kernels, whose exact math is not initialised).
         cdef int lanes = 1 if _core.exact_math()["kernels"] else 0
         with nogil:
-            seconds = ccgym_ceiling_run(self._def, n, steps, self._states, self._rng, ap, rows,
+            seconds = ccgym_ceiling_run(self._def, self._stock, n, steps, self._states, self._rng, ap, rows,
                                         self._obs, self._reward, self._terminated,
                                         num_threads, cpu_clock, lanes)
         if seconds < 0:

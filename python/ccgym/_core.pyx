@@ -377,6 +377,13 @@ def def_address(str kind, str precision="exact"):
     return <uintptr_t>_env_def(kind, precision)
 
 
+def stock_def_address(str kind, str precision="exact"):
+    """The address of kind's private stock def (ccgym_stock_def: its bare
+    loop, lanes and fast blocks) as an int, 0 for a plugin's def: found in
+    this module's registry, which is the one def_address points into."""
+    return <uintptr_t>ccgym_stock_of(_env_def(kind, precision))
+
+
 # ------------------------------------------------------------ registration
 # A def from another extension module (a plugin built against this ccgym's
 # headers, ccgym/ccgym.h) comes in a PyCapsule named CCGYM_ENV_DEF_CAPSULE.

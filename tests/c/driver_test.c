@@ -452,10 +452,12 @@ static void check_ceiling(void)
     ccgym_pcg64 *rng2 = (ccgym_pcg64 *)xcalloc(n, sizeof *rng2);
     memcpy(state2, r.state, n * def->state_size);
     memcpy(rng2, r.rng, n * sizeof *rng2);
-    const double wall = ccgym_ceiling_run(def, n, 40, r.state, r.rng, actions, 1, r.obs, r.reward,
-                                          r.terminated, 1, 0, ccgym_exact_lanes_active());
-    const double cpu = ccgym_ceiling_run(def, n, 40, state2, rng2, actions, 1, r.final_obs,
-                                         r.out_reward, r.out_terminated, 3, 1,
+    const ccgym_stock_def *stock = ccgym_stock_of(def);
+    const double wall = ccgym_ceiling_run(def, stock, n, 40, r.state, r.rng, actions, 1, r.obs,
+                                          r.reward, r.terminated, 1, 0,
+                                          ccgym_exact_lanes_active());
+    const double cpu = ccgym_ceiling_run(def, stock, n, 40, state2, rng2, actions, 1,
+                                         r.final_obs, r.out_reward, r.out_terminated, 3, 1,
                                          ccgym_exact_lanes_active());
     CHECK(wall >= 0.0 && cpu >= 0.0, "ceiling clocks: %g %g", wall, cpu);
     CHECK(memcmp(r.state, state2, n * def->state_size) == 0 && memcmp(r.rng, rng2, n * sizeof *rng2) == 0,

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ccgym/env.h"
+#include "ccgym/driver.h"
 
 /* Steps instances [0, n) of env def (a stock def or a registered plugin's) `steps` times with
  * Gymnasium's default parameters (the def's param_fields defaults, through
@@ -31,9 +31,12 @@
  * the real path steps this def's exact_lanes_block (the caller's
  * ccgym_exact_lanes_active(): the def's own module's answer, which a module
  * linking another copy of the kernels must ask for); then so does the
- * ceiling, for n >= CCGYM_EXACT_LANES_MIN, as the real path does. */
-double ccgym_ceiling_run(const ccgym_env_def *def, size_t n, int64_t steps, void *state, void *rng,
-                         const void *actions, size_t n_action_rows, float *obs, double *reward,
-                         uint8_t *terminated, int n_threads, int cpu_clock, int exact_lanes);
+ * ceiling, for n >= CCGYM_EXACT_LANES_MIN, as the real path does. stock:
+ * def's stock def (its bare loop and lanes block), or NULL for a plugin's
+ * def; the caller's, as it came with def from the module owning the table:
+ * a module linking another copy of the registry cannot find it by address. */
+double ccgym_ceiling_run(const ccgym_env_def *def, const ccgym_stock_def *stock, size_t n,
+                         int64_t steps, void *state, void *rng, const void *actions,
+                         size_t n_action_rows, float *obs, double *reward, uint8_t *terminated, int n_threads, int cpu_clock, int exact_lanes);
 
 #endif /* CCGYM_CEILING_H_ */
