@@ -523,7 +523,14 @@ def test_garbage_snapshots_never_crash_subprocess():
                 _load_garbage(single, snap, single.kind, rng, None)
                 a = np.array([0.5], np.float32) if ccgym._core.env_info(ccgym._frontend.env_class(env_id).kind).action_dim > 0 else 1
                 for t in range(3):
-                    single.step(a)
+                    try:
+                        single.step(a)
+                    except ValueError as e:
+                        # Gymnasium's own step raises here (issue 45: the
+                        # mountain cars' math.cos(3 * position) of a huge
+                        # position), and so does ccgym's, the env unchanged.
+                        assert "math domain error" in str(e), e
+                        break
                     count += 1
         print("OK", count)
     """)
