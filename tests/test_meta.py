@@ -218,3 +218,12 @@ def test_train_extra_is_the_same_everywhere():
         assert ",zoo," in _readme_test_command() and _readme_test_command() in text
     src = importlib.resources.files("ccgym").joinpath("train.py").read_text()
     assert "ccgym[zoo]" in src and "ccgym[sb3]" not in src
+
+
+def test_dir_lists_the_package_face_only():
+    """issue 46: dir(ccgym) is what a user may use, not typing's names that
+    the module imports for its annotations; every name in __all__ is there."""
+    names = set(dir(ccgym))
+    assert not names & {"annotations", "Any", "Literal", "TYPE_CHECKING"}, names
+    assert set(ccgym.__all__) <= names
+    assert {"make_vec", "register_c_env", "envs", "__version__"} <= names

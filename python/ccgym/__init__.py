@@ -151,3 +151,11 @@ def get_cmake_dir() -> str:
 __all__ = ["ENV_IDS", "InvalidAction", "InvalidActionType", "InvalidActionValue",
            "__version__", "get_cmake_dir", "get_include", "make_vec", "register_c_env"]
 __all__ += envs.__all__
+
+# Names this module imports only for its annotations (typing's, the future
+# import): not part of the package's face, so dir(ccgym) leaves them out.
+_ANNOTATION_ONLY = frozenset({"annotations", "Any", "Literal", "TYPE_CHECKING"})
+
+
+def __dir__() -> list[str]:
+    return sorted(name for name in globals() if name not in _ANNOTATION_ONLY)
