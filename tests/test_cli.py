@@ -123,3 +123,14 @@ def test_output_in_a_missing_directory_is_a_usage_error(cmd, opt, tmp_path, caps
     for ok in ([str(tmp_path / "x.out")] + (["-"] if opt == "--json" else [])):
         assert cli.main([*cmd, opt, ok]) == 0
     assert len(ran) == 1 + (opt == "--json")
+
+
+@pytest.mark.parametrize("command", ["bench", "render-bench", "demo"])
+def test_unknown_option_prints_the_subcommands_usage(command, capsys):
+    """issue 46: `ccgym bench --idz` shows bench's usage, not the top level's."""
+    with pytest.raises(SystemExit) as e:
+        cli.main([command, "--idz"])
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"usage: ccgym {command} "), err
+    assert "unrecognized arguments: --idz" in err

@@ -38,7 +38,15 @@ def _demo(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:
+        # argparse reports a subcommand's unknown option with the top-level
+        # usage; the subcommand's own usage is the one that helps.
+        subcommands = next(a for a in parser._actions
+                           if isinstance(a, argparse._SubParsersAction))
+        subcommands.choices[args.command].error(
+            f"unrecognized arguments: {' '.join(unknown)}")
     return int(args.func(args) or 0)
 
 
