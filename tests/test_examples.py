@@ -44,3 +44,12 @@ def test_example_smoke_run(script: Path, tmp_path: Path) -> None:
                          capture_output=True, text=True, timeout=900)
     assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
     assert LAST_WORDS[script.name] in out.stdout, out.stdout[-3000:]
+
+
+def test_every_example_is_named_on_a_docs_page():
+    """Each example is shown on the docs page it belongs to (issue 46)."""
+    if not SCRIPTS:
+        pytest.skip("no examples/ beside the tests (not a source checkout)")
+    docs = "\n".join(p.read_text() for p in (EXAMPLES.parent / "docs").glob("*.md"))
+    for script in SCRIPTS:
+        assert f"examples/{script.name}" in docs, script.name
