@@ -227,3 +227,49 @@ def test_dir_lists_the_package_face_only():
     assert not names & {"annotations", "Any", "Literal", "TYPE_CHECKING"}, names
     assert set(ccgym.__all__) <= names
     assert {"make_vec", "register_c_env", "envs", "__version__"} <= names
+
+
+LIVE_ATTRIBUTES_CHECK = """
+from typing import assert_type
+from ccgym.envs import AcrobotEnv, CartPoleEnv, MountainCarEnv, PendulumEnv
+
+env = CartPoleEnv()
+env.gravity = 5.0
+assert_type(env.length, float)
+assert_type(env.x_threshold, float)
+assert_type(env.kinematics_integrator, str)
+assert_type(PendulumEnv().g, float)
+assert_type(MountainCarEnv().goal_velocity, int)
+assert_type(AcrobotEnv().AVAIL_TORQUE, list[float])
+"""
+
+
+def test_mypy_sees_the_live_attributes(tmp_path):
+    """issue 46: the raw classes' documented live attributes (installed at
+    import, over the C params) are typed for a user's mypy."""
+    pytest.importorskip("mypy", reason="needs mypy (the test extra)")
+    (tmp_path / "check.py").write_text(LIVE_ATTRIBUTES_CHECK)
+    out = subprocess.run(
+        [sys.executable, "-m", "mypy", "--python-version", "3.11", "--cache-dir",
+         str(tmp_path / "cache"), "check.py"], capture_output=True, text=True, cwd=tmp_path)
+    assert out.returncode == 0 and "Success: no issues found" in out.stdout, \
+        out.stdout + out.stderr
+
+
+def test_live_attribute_annotations_are_gymnasiums_types():
+    """Each stock class annotates every attribute its def makes live (its
+    list attributes too), with the type of Gymnasium's own value: a def
+    attribute added without an annotation, or typed otherwise, fails."""
+    import inspect
+
+    from reference import class_pairs
+
+    for name, (gym_cls, ours) in class_pairs().items():
+        hints = inspect.get_annotations(ours)  # the class's own (strings: the future import)
+        info = ccgym._core.env_info(ours.kind)
+        gym_env = gym_cls()
+        for attr in (*info.attributes, *info.list_attributes):
+            assert attr in hints, (name, attr)
+            value = getattr(gym_env, attr)
+            want = "list[float]" if isinstance(value, list) else type(value).__name__
+            assert hints[attr] == want, (name, attr, hints[attr], want)

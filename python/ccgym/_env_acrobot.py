@@ -154,6 +154,22 @@ class AcrobotEnv(_DiscreteEnv, metaclass=_AcrobotType):
     """
 
     kind = "Acrobot"
+    # Gymnasium's attributes, live over the C params (installed at import by
+    # ccgym._attributes; these lines tell type checkers, with the types
+    # Gymnasium's own values have: tests/test_meta.py checks them against it).
+    dt: float
+    LINK_LENGTH_1: float
+    LINK_LENGTH_2: float
+    LINK_MASS_1: float
+    LINK_MASS_2: float
+    LINK_COM_POS_1: float
+    LINK_COM_POS_2: float
+    LINK_MOI: float
+    MAX_VEL_1: float
+    MAX_VEL_2: float
+    torque_noise_max: float
+    book_or_nips: str
+    AVAIL_TORQUE: list[float]
     _state_none_error = AssertionError
     _draws_from_np_random = True
     _renders_none_before_reset = True

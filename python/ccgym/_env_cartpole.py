@@ -33,6 +33,21 @@ class CartPoleEnv(_DiscreteEnv):
     """
 
     kind = "CartPole"
+    # Gymnasium's attributes, live over the C params (installed at import by
+    # ccgym._attributes; these lines tell type checkers, with the types
+    # Gymnasium's own values have: tests/test_meta.py checks them against it).
+    gravity: float
+    masscart: float
+    masspole: float
+    total_mass: float
+    length: float
+    polemass_length: float
+    force_mag: float
+    tau: float
+    theta_threshold_radians: float
+    x_threshold: float
+    kinematics_integrator: str
+    _sutton_barto_reward: bool
     _state_none_error = AssertionError
     _renders_none_before_reset = True
     _vector_state = True

@@ -142,6 +142,16 @@ class MountainCarEnv(_Hill, _DiscreteEnv):
     """
 
     kind = "MountainCar"
+    # Gymnasium's attributes, live over the C params (installed at import by
+    # ccgym._attributes; these lines tell type checkers, with the types
+    # Gymnasium's own values have: tests/test_meta.py checks them against it).
+    min_position: float
+    max_position: float
+    max_speed: float
+    goal_position: float
+    goal_velocity: int
+    force: float
+    gravity: float
     _rebind_after_step = True
 
     def _check_attribute(self, name: str, value: Any) -> None:

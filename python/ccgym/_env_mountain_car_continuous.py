@@ -34,6 +34,17 @@ class Continuous_MountainCarEnv(_Hill, _ContinuousEnv):  # noqa: N801 (Gymnasium
     """
 
     kind = "MountainCarContinuous"
+    # Gymnasium's attributes, live over the C params (installed at import by
+    # ccgym._attributes; these lines tell type checkers, with the types
+    # Gymnasium's own values have: tests/test_meta.py checks them against it).
+    min_position: float
+    max_position: float
+    max_speed: float
+    goal_position: float
+    goal_velocity: int
+    power: float
+    min_action: float
+    max_action: float
 
     @staticmethod
     def _ceiling_state(state: np.ndarray) -> np.ndarray:

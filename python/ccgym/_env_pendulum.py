@@ -33,6 +33,15 @@ class PendulumEnv(_ContinuousEnv):
     """
 
     kind = "Pendulum"
+    # Gymnasium's attributes, live over the C params (installed at import by
+    # ccgym._attributes; these lines tell type checkers, with the types
+    # Gymnasium's own values have: tests/test_meta.py checks them against it).
+    max_speed: int
+    max_torque: float
+    dt: float
+    g: float
+    m: float
+    l: float
 
     @staticmethod
     def _render_icon() -> Any:

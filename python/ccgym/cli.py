@@ -7,6 +7,7 @@ import argparse
 import sys
 import time
 import warnings
+from typing import Any, NoReturn
 
 from ccgym._registration import gym_id
 
@@ -38,16 +39,28 @@ def _demo(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    args, unknown = parser.parse_known_args(argv)
-    if unknown:
-        # argparse reports a subcommand's unknown option with the top-level
-        # usage; the subcommand's own usage is the one that helps.
-        subcommands = next(a for a in parser._actions
-                           if isinstance(a, argparse._SubParsersAction))
-        subcommands.choices[args.command].error(
-            f"unrecognized arguments: {' '.join(unknown)}")
+    args = build_parser().parse_args(argv)
     return int(args.func(args) or 0)
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse reports a subcommand's unknown option with the top-level
+    usage (``ccgym bench --idz``); this parser hands it to the subcommand's
+    parser, whose usage is the one that helps."""
+
+    _command: str | None = None
+
+    def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
+        parsed, extra = super().parse_known_args(args, namespace)
+        self._command = getattr(parsed, "command", None)
+        return parsed, extra
+
+    def error(self, message: str) -> NoReturn:
+        if message.startswith("unrecognized arguments") and self._command:
+            for action in self._actions:
+                if isinstance(action, argparse._SubParsersAction):
+                    action.choices[self._command].error(message)
+        super().error(message)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -56,7 +69,7 @@ def build_parser() -> argparse.ArgumentParser:
     from ccgym import _argtypes
     from ccgym._version import __version__
 
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="ccgym",
         description="ccgym: Gymnasium's classic-control environments as C kernels that step N "
                     "instances in one call, bit-exact with Gymnasium. ccgym COMMAND --help "
