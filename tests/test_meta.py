@@ -273,3 +273,51 @@ def test_live_attribute_annotations_are_gymnasiums_types():
             value = getattr(gym_env, attr)
             want = "list[float]" if isinstance(value, list) else type(value).__name__
             assert hints[attr] == want, (name, attr, hints[attr], want)
+
+
+def test_record_gif_without_a_writer_names_the_extra_before_playing(tmp_path, monkeypatch,
+                                                                   capsys):
+    """issue 46: `ccgym record --out x.gif` after a plain install names the
+    record extra at once, not after playing the episode."""
+    monkeypatch.setitem(sys.modules, "PIL", None)
+    monkeypatch.setitem(sys.modules, "PIL.Image", None)
+    monkeypatch.setitem(sys.modules, "imageio", None)
+    monkeypatch.setitem(sys.modules, "imageio.v2", None)
+    played = []
+    monkeypatch.setattr("gymnasium.make", lambda *a, **k: played.append(a))
+    out = tmp_path / "x.gif"
+    assert cli.main(["record", "CartPole-v1", "--out", str(out), "--max-steps", "2"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("ccgym record: writing a .gif needs Pillow or imageio")
+    assert 'pip install "ccgym[record]"' in err
+    assert not played and not out.exists()
+
+
+def test_record_reports_the_frames_the_gif_holds(tmp_path):
+    """issue 46: Pillow merges identical consecutive GIF frames; the count
+    reported is the file's (it said 19 for a GIF of 17)."""
+    pytest.importorskip("PIL")
+    import numpy as np
+    from PIL import Image
+
+    from ccgym.record import write_video
+
+    a, b = np.zeros((4, 4, 3), np.uint8), np.full((4, 4, 3), 255, np.uint8)
+    out = tmp_path / "d.gif"
+    assert write_video(str(out), [a, a, a, b, b, a], fps=50) == 3
+    with Image.open(out) as im:
+        assert im.n_frames == 3
+
+
+def test_record_command_reports_the_gifs_frames(tmp_path, capsys):
+    """The command's count is the GIF's: MountainCar's first steps leave the
+    car's pixels unchanged, so the GIF holds fewer frames than were drawn."""
+    pytest.importorskip("PIL")
+    from PIL import Image
+
+    out = tmp_path / "m.gif"
+    assert cli.main(["record", "MountainCar-v0", "--out", str(out), "--max-steps", "4"]) == 0
+    printed = capsys.readouterr().out
+    with Image.open(out) as im:
+        held = im.n_frames
+    assert printed.startswith(f"wrote {out}: {held} frames of MountainCar-v0"), printed

@@ -10,6 +10,7 @@ imageio-ffmpeg plugin. The ``record`` extra brings all three:
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
 from typing import Any, Callable
@@ -23,6 +24,14 @@ from ccgym._registration import gym_id
 __all__ = ["add_parser", "check_video_path", "load_sb3_policy", "record_episode", "write_video"]
 
 _SB3_ALGOS = ("PPO", "A2C", "DQN", "SAC", "TD3", "DDPG")
+
+
+def _importable(module: str) -> bool:
+    try:
+        importlib.import_module(module)
+    except ImportError:
+        return False
+    return True
 
 
 def check_video_path(path: str) -> str:
@@ -40,19 +49,26 @@ def check_video_path(path: str) -> str:
         return "mp4"
     if ext != ".gif":
         raise ValueError(f"unsupported video format {ext!r}: use .gif or .mp4")
+    # Before the episode is played, not after: a plain `pip install ccgym`
+    # has neither writer.
+    if not (_importable("PIL.Image") or _importable("imageio.v2")):
+        raise gym.error.DependencyNotInstalled(
+            'writing a .gif needs Pillow or imageio: pip install "ccgym[record]" (or pillow)')
     return "gif"
 
 
-def write_video(path: str, frames: list[np.ndarray], fps: float) -> None:
+def write_video(path: str, frames: list[np.ndarray], fps: float) -> int:
     """Writes (H, W, 3) uint8 frames as a GIF (Pillow or imageio) or, for
-    ``.mp4``, through imageio-ffmpeg."""
+    ``.mp4``, through imageio-ffmpeg, and returns the number of frames the
+    file holds: Pillow's GIF writer merges identical consecutive frames into
+    one that shows for their summed duration (the video plays the same)."""
     if not frames:
         raise ValueError("no frames to write")
     if check_video_path(path) == "mp4":
         import imageio.v2 as imageio
 
         imageio.mimwrite(path, frames, fps=fps, macro_block_size=1)
-        return
+        return len(frames)
     duration_ms = int(round(1000 / fps))
     try:
         from PIL import Image
@@ -60,6 +76,8 @@ def write_video(path: str, frames: list[np.ndarray], fps: float) -> None:
         images = [Image.fromarray(f) for f in frames]
         images[0].save(path, save_all=True, append_images=images[1:], duration=duration_ms,
                        loop=0)
+        with Image.open(path) as written:
+            return int(getattr(written, "n_frames", 1))
     except ImportError:
         try:
             import imageio.v2 as imageio
@@ -69,6 +87,18 @@ def write_video(path: str, frames: list[np.ndarray], fps: float) -> None:
                 "(or pillow)"
             ) from e
         imageio.mimsave(path, frames, duration=duration_ms, loop=0)
+        return len(imageio.mimread(path))
+
+
+def _frames_in(path: str, rendered: int) -> int:
+    """The number of frames the video at ``path`` holds (a GIF's, read back
+    with Pillow where it is installed; else the ``rendered`` count)."""
+    if check_video_path(path) == "gif" and _importable("PIL.Image"):
+        from PIL import Image
+
+        with Image.open(path) as written:
+            return int(getattr(written, "n_frames", 1))
+    return rendered
 
 
 def load_sb3_policy(path: str, algo: str | None = None) -> tuple[Callable, Any]:
@@ -124,7 +154,8 @@ def record_episode(env_id: str, out: str, policy: Callable | None = None, *, see
                    obs_space: Any = None) -> int:
     """Plays one episode of ``env_id`` (seeded ``seed``) with ``policy``
     (``obs -> action``; None: random actions) and writes its frames to
-    ``out``. Returns the number of frames."""
+    ``out``. Returns the number of frames rendered (a GIF may hold fewer:
+    see :func:`write_video`)."""
     check_video_path(out)
     env, adapt = _make_env(env_id, obs_space, seed)
     obs, _ = env.reset(seed=seed)
@@ -154,7 +185,10 @@ def _record(args: argparse.Namespace) -> int:
         print(f"ccgym record: {e}", file=sys.stderr)
         return 2
     who = f"model {args.model}" if args.model else "random policy"
-    print(f"wrote {args.out}: {n} frames of {args.env_id} ({who})")
+    held = _frames_in(args.out, n)
+    merged = "" if held == n else (f" ({n} rendered: the GIF merges identical consecutive "
+                                  "frames, showing each for their summed time)")
+    print(f"wrote {args.out}: {held} frames of {args.env_id} ({who}){merged}")
     return 0
 
 
