@@ -365,3 +365,44 @@ def test_run_tasks_records_the_spread_of_repeats():
     task = Task("CartPole-v1", "vector", 1, "x", 1, factory)
     results, _ = harness.run_tasks([task], 0.02, 3, lambda _: None)
     assert results[0].spread == pytest.approx(3.0)
+
+
+def test_a_peer_lacking_one_id_is_skipped_for_that_id_only():
+    """issue 46: with gymnax installed, its missing CartPole-v0 skipped
+    gymnax for every id; a Skip naming its id skips that id only."""
+    def ok():
+        return (lambda k: 1e-3 * k), 1, lambda: None
+
+    def lacks(env_id):
+        def make():
+            if env_id == "CartPole-v0":
+                raise Skip(f"peer has no {env_id}", env_id=env_id)
+            return ok()
+        return make
+
+    tasks = [Task(env_id, "vector", 4, impl, 1, factory)
+             for env_id in ("CartPole-v0", "CartPole-v1", "Pendulum-v1")
+             for impl, factory in (("a", ok), ("peer", lacks(env_id)))]
+    results, notes = harness.run_tasks(tasks, 0.003, 1, lambda _: None)
+    assert [(r.env_id, r.impl) for r in results] == [
+        ("CartPole-v0", "a"), ("CartPole-v1", "a"), ("CartPole-v1", "peer"),
+        ("Pendulum-v1", "a"), ("Pendulum-v1", "peer")]
+    assert notes == ["peer skipped for CartPole-v0: peer has no CartPole-v0"]
+
+
+def test_gymnax_and_envpool_skip_only_the_ids_they_lack(monkeypatch):
+    """The peers' factories raise an id-scoped Skip for an id their package
+    does not have (a fake gymnax here: it is not installable on every machine)."""
+    import types
+
+    fake = types.ModuleType("gymnax")
+
+    def make(env_id):
+        raise ValueError(f"{env_id} not in registered environments")
+
+    fake.make = make
+    monkeypatch.setitem(sys.modules, "gymnax", fake)
+    monkeypatch.setitem(sys.modules, "jax", types.ModuleType("jax"))
+    with pytest.raises(Skip) as e:
+        peers.gymnax_factory("CartPole-v0", 4)()
+    assert e.value.env_id == "CartPole-v0"

@@ -37,7 +37,14 @@ def cpu_clock() -> bool:
 
 
 class Skip(Exception):
-    """An implementation that cannot run here (missing package, unsupported id)."""
+    """An implementation that cannot run here (missing package, unsupported id).
+
+    With ``env_id``, only that id cannot run (a peer that lacks it): the
+    implementation's other ids are still measured."""
+
+    def __init__(self, message: str, *, env_id: str | None = None) -> None:
+        super().__init__(message)
+        self.env_id = env_id
 
 
 # Each factory builds one implementation and returns (run, work_per_call,
@@ -188,7 +195,7 @@ def run_tasks(tasks: list[Task], budget: float, repeats: int, log: Callable[[str
             live = []
             try:
                 for task in group:
-                    if task.impl in skips:
+                    if task.impl in skips or (task.impl, task.env_id) in skips:
                         progress(f"{task.label()}: skipped ({task.impl}: see above)")
                         continue
                     use_clock(task)
@@ -202,9 +209,12 @@ def run_tasks(tasks: list[Task], budget: float, repeats: int, log: Callable[[str
                     except Exception as e:
                         if not isinstance(e, Skip) and task.impl not in tolerate:
                             raise
-                        skips[task.impl] = (str(e) if isinstance(e, Skip)
-                                            else f"{type(e).__name__}: {e}")
-                        progress(f"{task.label()}: skipped ({skips[task.impl]})")
+                        # An id the impl lacks skips that id only, else the impl.
+                        key: str | tuple[str, str] = (
+                            (task.impl, task.env_id) if getattr(e, "env_id", None) else task.impl)
+                        skips[key] = (str(e) if isinstance(e, Skip)
+                                      else f"{type(e).__name__}: {e}")
+                        progress(f"{task.label()}: skipped ({skips[key]})")
                         continue
                     live.append((task, run, work, close, calls, []))
                 for _ in range(repeats):
@@ -225,5 +235,6 @@ def run_tasks(tasks: list[Task], budget: float, repeats: int, log: Callable[[str
                 progress(f"{task.label()}: {rate:.3g} steps/s")
     finally:
         set_clock(False)
-    notes = [f"{impl} skipped: {why}" for impl, why in skips.items()]
+    notes = [f"{key} skipped: {why}" if isinstance(key, str)
+             else f"{key[0]} skipped for {key[1]}: {why}" for key, why in skips.items()]
     return results, notes

@@ -186,7 +186,7 @@ def envpool_factory(env_id: str, n: int) -> Factory:
         try:
             envs = envpool.make_gymnasium(env_id, num_envs=n, seed=0)
         except Exception as e:  # an id EnvPool does not have
-            raise Skip(f"envpool has no {env_id}: {e}") from None
+            raise Skip(f"envpool has no {env_id}: {e}", env_id=env_id) from None
         envs.reset()
         space = envs.action_space
         space.seed(0)
@@ -211,7 +211,7 @@ def gymnax_factory(env_id: str, n: int) -> Factory:
         try:
             env, params = gymnax.make(env_id)
         except Exception as e:
-            raise Skip(f"gymnax has no {env_id}: {e}") from None
+            raise Skip(f"gymnax has no {env_id}: {e}", env_id=env_id) from None
         key = jax.random.PRNGKey(0)
         reset = jax.jit(jax.vmap(env.reset, in_axes=(0, None)))
         step = jax.jit(jax.vmap(env.step, in_axes=(0, 0, 0, None)))
