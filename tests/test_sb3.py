@@ -639,3 +639,17 @@ def test_zoo_hyperparameters_cover_every_env():
                         else table["default"])
             assert HYPERPARAMS[algo][env_id] == expected, (env_id, algo)
     assert os.path.basename(ccgym.train.__file__) == "train.py"
+
+
+def test_misspelled_keyword_is_the_vec_envs_own_error():
+    """issue 46: a typo in vec_env_kwargs or env_kwargs is ccgym.sb3's
+    TypeError with a did-you-mean, not CartPoleEnv.__init__'s."""
+    with pytest.raises(TypeError, match=r"^VecEnv\(\) got an unexpected keyword argument "
+                                        r"'num_thread'; did you mean 'num_threads'\?"):
+        ccgym.sb3.make_vec_env("CartPole-v1", 2, vec_env_kwargs={"num_thread": 2})
+    with pytest.raises(TypeError, match=r"'sutton_barto_rewrd'; did you mean "
+                                        r"'sutton_barto_reward'\?"):
+        ccgym.sb3.make_vec_env("CartPole-v1", 2, env_kwargs={"sutton_barto_rewrd": True})
+    venv = ccgym.sb3.make_vec_env("CartPole-v1", 2, env_kwargs={"sutton_barto_reward": True},
+                                  vec_env_kwargs={"num_threads": 1})
+    assert venv.get_attr("_sutton_barto_reward") == [True, True]

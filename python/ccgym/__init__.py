@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from ccgym import envs
 from ccgym._version import __version__
 from ccgym._frontend import InvalidAction, InvalidActionType, InvalidActionValue
+from ccgym._frontend import check_env_keywords
 from ccgym._registration import ENV_IDS, ENV_SPECS, vector_class_name
 from ccgym._registration import register as _register
 from ccgym._plugins import register_c_env
@@ -70,54 +71,12 @@ def make_vec(
     valid one."""
     from ccgym.vector import VectorEnv
 
-    _check_env_keywords("make_vec", env_id, env_kwargs, _MAKE_VEC_KEYWORDS)
+    check_env_keywords("make_vec", env_id, env_kwargs, _MAKE_VEC_KEYWORDS)
     return VectorEnv(env_id, num_envs, max_episode_steps=max_episode_steps,
                      autoreset_mode=autoreset_mode, num_threads=num_threads, copy=copy,
                      episode_statistics=episode_statistics,
                      stats_buffer_length=stats_buffer_length, render_mode=render_mode,
                      precision=precision, **env_kwargs)
-
-
-def _env_keywords(env_id: str) -> set[str]:
-    """The keywords of env_id's own: its single-env constructor's (a plugin's
-    CEnv: its def's keywords) and its physical parameters."""
-    import inspect
-
-    from ccgym import _core
-    from ccgym._frontend import env_class
-    from ccgym._params import PHYSICS
-
-    cls = env_class(env_id)
-    names = set(PHYSICS[cls.kind])
-    for name, param in inspect.signature(cls.__init__).parameters.items():
-        if param.kind is inspect.Parameter.VAR_KEYWORD:
-            names.update(_core.env_info(cls.kind).keywords)
-        elif name not in ("self", "render_mode"):
-            names.add(name)
-    return names
-
-
-def _check_env_keywords(caller: str, env_id: str, env_kwargs: dict[str, Any],
-                        own: tuple[str, ...]) -> None:
-    """TypeError in the caller's name for a keyword that is neither the
-    caller's own nor env_id's, with difflib's closest valid name: a typo such
-    as num_thread must not surface as the env class's __init__ refusing it."""
-    import difflib
-
-    from ccgym._frontend import resolve_env_id
-
-    unknown = [k for k in env_kwargs if k not in own]
-    if not unknown:
-        return
-    valid = _env_keywords(resolve_env_id(env_id))
-    for key in unknown:
-        if key not in valid:
-            close = difflib.get_close_matches(key, [*own, *sorted(valid)], n=1)
-            hint = f"; did you mean {close[0]!r}?" if close else ""
-            raise TypeError(
-                f"{caller}() got an unexpected keyword argument {key!r}{hint} ({caller}'s "
-                f"keywords: {', '.join(own)}; {resolve_env_id(env_id)}'s: "
-                f"{', '.join(sorted(valid))})")
 
 
 _MAKE_VEC_KEYWORDS = ("max_episode_steps", "autoreset_mode", "num_threads", "copy",

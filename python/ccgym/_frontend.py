@@ -72,6 +72,46 @@ def env_kind(env_id: str) -> str:
 
 # -------------------------------------------------------- constructor checks
 
+def env_keywords(env_id: str, physics: bool = True) -> set[str]:
+    """The keywords of env_id's own: its single-env constructor's (a plugin's
+    CEnv: its def's keywords) and, with ``physics``, its physical parameters
+    (which a vector env takes per instance)."""
+    import inspect
+
+    from ccgym import _core
+    from ccgym._params import PHYSICS
+
+    cls = env_class(env_id)
+    names = set(PHYSICS[cls.kind]) if physics else set()
+    for name, param in inspect.signature(cls.__init__).parameters.items():
+        if param.kind is inspect.Parameter.VAR_KEYWORD:
+            names.update(_core.env_info(cls.kind).keywords)
+        elif name not in ("self", "render_mode"):
+            names.add(name)
+    return names
+
+
+def check_env_keywords(caller: str, env_id: str, env_kwargs: dict[str, Any],
+                       own: tuple[str, ...], physics: bool = True) -> None:
+    """TypeError in the caller's name for a keyword that is neither the
+    caller's own nor env_id's, with difflib's closest valid name: a typo such
+    as num_thread must not surface as the env class's __init__ refusing it."""
+    import difflib
+
+    unknown = [k for k in env_kwargs if k not in own]
+    if not unknown:
+        return
+    valid = env_keywords(resolve_env_id(env_id), physics)
+    for key in unknown:
+        if key not in valid:
+            close = difflib.get_close_matches(key, [*own, *sorted(valid)], n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            raise TypeError(
+                f"{caller}() got an unexpected keyword argument {key!r}{hint} ({caller}'s "
+                f"keywords: {', '.join(own)}; {resolve_env_id(env_id)}'s: "
+                f"{', '.join(sorted(valid))})")
+
+
 def check_count(name: str, value: Any, minimum: int) -> int:
     """An int argument such as num_envs or num_threads: TypeError unless an
     int (bool excluded, numpy ints included), ValueError below ``minimum``."""

@@ -41,6 +41,7 @@ from ccgym._frontend import (
     apply_seeds,
     batch_seeds,
     check_batch_args,
+    check_env_keywords,
     check_render_mode,
     check_seed,
     env_class,
@@ -103,6 +104,10 @@ class VecEnv(_SB3VecEnv):
     ) -> None:
         self.env_id, num_envs, num_threads, max_episode_steps = check_batch_args(
             env_id, num_envs, num_threads, max_episode_steps)
+        # A misspelled keyword (num_thread) is this class's TypeError with a
+        # did-you-mean, not the env class's that the user did not call.
+        check_env_keywords("VecEnv", self.env_id, env_kwargs,
+                           ("max_episode_steps", "num_threads", "render_mode"), physics=False)
         # A gym.make'd single env: validates kwargs and render_mode as
         # gym.make does, and answers get_attr for shared attributes
         # (spec, metadata, spaces, render_mode). It is never stepped.
