@@ -30,6 +30,15 @@
 #define CCGYM_INLINE static inline
 #endif
 
+/* The checks and constants CCGYM_DEFINE_ENV defines in the env's file, which
+ * the file need not use: clang's -Wunused-function reports an unused static
+ * inline function of a .c file (GCC only of a static one). */
+#if defined(__GNUC__) || defined(__clang__)
+#define CCGYM_MAYBE_UNUSED_ __attribute__((unused))
+#else
+#define CCGYM_MAYBE_UNUSED_
+#endif
+
 enum ccgym_autoreset_mode {
     CCGYM_AUTORESET_NEXT_STEP = 0, /* the step after a done resets; its action is ignored */
     CCGYM_AUTORESET_SAME_STEP = 1, /* reset at once; the pre-reset observation goes to final_obs */
@@ -306,15 +315,18 @@ CCGYM_INLINE void ccgym_drive_reset(const ccgym_batch *b, const uint8_t *mask, d
  * "undefined symbol") and one of another signature an incompatible pointer. */
 #define CCGYM_CHECK_FN_(NAME, WHAT, RET, ...)                                                \
     typedef RET (*NAME##_##WHAT##_signature_)(__VA_ARGS__);                                     \
-    static inline NAME##_##WHAT##_signature_ NAME##_##WHAT##_check_(void) { return NAME##_##WHAT; }
+    CCGYM_MAYBE_UNUSED_ static inline NAME##_##WHAT##_signature_ NAME##_##WHAT##_check_(void) \
+    {                                                                                        \
+        return NAME##_##WHAT;                                                                \
+    }
 
 /* The def's static facts, as constants of the env's file (the typed step's
  * loop reads them). */
 #define CCGYM_ENV_CONSTS_(NAME, OBS_DIM, DEF_A, DEF_B)                                       \
     typedef char NAME##_obs_dim_fits_[(OBS_DIM) <= CCGYM_MAX_OBS_DIM ? 1 : -1];              \
     enum { NAME##_obs_dim_ = (OBS_DIM) };                                                    \
-    static inline double NAME##_default_a_(void) { return (DEF_A); }                          \
-    static inline double NAME##_default_b_(void) { return (DEF_B); }
+    CCGYM_MAYBE_UNUSED_ static inline double NAME##_default_a_(void) { return (DEF_A); }      \
+    CCGYM_MAYBE_UNUSED_ static inline double NAME##_default_b_(void) { return (DEF_B); }
 
 /* The per-instance wrappers of an env's typed step, reset and observe
  * (the contracts ccgym_step_fn, ccgym_reset_fn, ccgym_observe_fn). */
