@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import sys
 import threading
 import time
 import warnings
@@ -27,6 +26,7 @@ from hypothesis.extra import numpy as hnp
 
 import ccgym
 from subprocess_helpers import run_isolated
+from thread_helpers import run_threads
 from reference import reference_id, CONTINUOUS_IDS, N_ACTIONS
 
 ENV_IDS = list(ccgym.ENV_IDS)
@@ -634,21 +634,6 @@ def test_call_racing_a_step_in_validation_is_rejected(second):
     assert snapshot_equal(env.get_state(), ref.get_state())
 
 
-def _run_threads(worker, n_threads: int, switch_interval: float) -> None:
-    """worker(k) for k < n_threads in as many threads at once, with the
-    interpreter switching threads every switch_interval seconds."""
-    old = sys.getswitchinterval()
-    sys.setswitchinterval(switch_interval)
-    try:
-        threads = [threading.Thread(target=worker, args=(k,)) for k in range(n_threads)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-    finally:
-        sys.setswitchinterval(old)
-
-
 def _storm(env, calls_per_thread: list[list], n_threads: int):
     """Runs each thread's list of (name, arg) calls concurrently; returns, per
     thread, the calls that succeeded with their outputs."""
@@ -676,7 +661,7 @@ def _storm(env, calls_per_thread: list[list], n_threads: int):
             except BaseException as e:  # noqa: BLE001 - reported below
                 errors.append(e)
 
-    _run_threads(worker, n_threads, 1e-5)
+    run_threads(worker, n_threads, 1e-5)
     assert not errors, errors
     return done
 
@@ -796,7 +781,7 @@ def test_concurrent_single_env_storm_equals_sequential_replay(with_resets):
             except RuntimeError as e:
                 assert "thread" in str(e)
 
-    _run_threads(worker, 2, 1e-6)
+    run_threads(worker, 2, 1e-6)
     assert sum(len(d) for d in done) >= 1
     replayed = _replay(make, start, done, final=env.get_state())
     assert snapshot_equal(env.get_state(), replayed.get_state())

@@ -4,8 +4,6 @@ KeyError from the Python bookkeeping around the handed-out state."""
 
 from __future__ import annotations
 
-import sys
-import threading
 import time
 
 import gymnasium as gym
@@ -13,6 +11,7 @@ import numpy as np
 import pytest
 
 import ccgym
+from thread_helpers import run_threads
 
 
 def _hammer(env, workers, seconds=1.5):
@@ -28,16 +27,8 @@ def _hammer(env, workers, seconds=1.5):
             except BaseException as e:  # noqa: BLE001 - anything else is the bug
                 errors.append(e)
 
-    threads = [threading.Thread(target=run, args=(w,)) for w in workers]
-    old = sys.getswitchinterval()
-    sys.setswitchinterval(1e-6)  # switch threads often: the races show in a second
-    try:
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-    finally:
-        sys.setswitchinterval(old)
+    # Switching threads often: the races show in a second.
+    run_threads(lambda k: run(workers[k]), len(workers), 1e-6)
     return errors
 
 
