@@ -12,9 +12,17 @@ case of the same test still runs by default, and so does every env's parity
 in the vector suites, so the default run keeps one check of each behaviour.
 A listed id that no longer exists is an error, so a rename cannot silently
 move a case back into the default run.
+
+``CCGYM_ADDED_ENVS_ONLY=1`` (tools/scaffold_check.sh, in the tree it adds
+an env to) deselects the cases parametrised by a stock id only: the stock
+envs' sources are the tree CI's main run tested, case for case. Every other
+test runs, each case of the added ids and every test that is not
+parametrised by an id (those that iterate the registry) included.
 """
 
 from __future__ import annotations
+
+import os
 
 import pytest
 
@@ -50,6 +58,28 @@ def pytest_collection_modifyitems(config, items):
     if missing and not config.getoption("keyword") and not any(
             "::" in str(a) for a in config.args):
         raise pytest.UsageError(f"tests/conftest.py SLOW_CASES names no test: {missing}")
+    if os.environ.get("CCGYM_ADDED_ENVS_ONLY"):
+        _keep_added_envs_cases(config, items)
+
+
+def _keep_added_envs_cases(config, items):
+    """Deselects the cases whose parameters name a stock id and no added one
+    (CCGYM_ADDED_ENVS_ONLY: see the module's docstring)."""
+    import ccgym
+    from reference import STOCK_IDS
+
+    added = [i for i in ccgym.ENV_IDS if i not in STOCK_IDS]
+    if not added:
+        raise pytest.UsageError("CCGYM_ADDED_ENVS_ONLY is set but this build adds no env")
+    kept, dropped = [], []
+    for item in items:
+        params = item.name.partition("[")[2]
+        stock_only = (any(i in params for i in STOCK_IDS)
+                      and not any(i in params for i in added))
+        (dropped if stock_only else kept).append(item)
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = kept
 
 
 @pytest.fixture(autouse=True, scope="session")

@@ -1,8 +1,9 @@
 """A scaffolded env (tools/new_env.py) works everywhere its source does.
 
-Every registered id whose class comes from a module of its own and subclasses
-another registered env's class (what ``tools/new_env.py NAME --from KIND``
-makes) is checked against its source id, bit for bit: the single env through
+Every registered id Gymnasium lacks whose def mirrors a stock env's
+Gymnasium class (what ``tools/new_env.py NAME --from KIND`` makes: a kind of
+its own, with a class of its own that does not subclass its source's) is
+checked against its source id, bit for bit: the single env through
 gym.make, pickling and snapshots, live attributes, rendering; the vector env
 through ccgym.make_vec and gym.make_vec in all three autoreset modes with two
 threads and episode statistics; SB3's make_vec_env; and ``ccgym bench`` with
@@ -25,23 +26,20 @@ import pytest
 
 import ccgym
 from ccgym import _attributes, _frontend
-from reference import is_stock
+from reference import is_stock, reference_id
 
 
 def _scaffolded() -> list[tuple[str, str]]:
-    """(new id, source id) pairs."""
+    """(new id, source id) pairs: each id of ccgym's own module
+    (``ccgym._env_*``, not a plugin's) that Gymnasium lacks, with the stock
+    id of the Gymnasium class its def mirrors, at its version."""
     pairs = []
-    for env_id in ccgym.ENV_SPECS:
-        if is_stock(env_id):
+    for env_id, spec in ccgym.ENV_SPECS.items():
+        if is_stock(env_id) or not (len(spec) > 3 and spec[3].startswith("ccgym._env_")):
             continue
-        cls = _frontend.env_class(env_id)
-        version = env_id.rsplit("-", 1)[1]
-        for base in cls.__mro__[1:]:
-            source = [i for i, s in ccgym.ENV_SPECS.items()
-                      if is_stock(i) and s[0] == base.__name__ and i.endswith("-" + version)]
-            if source:
-                pairs.append((env_id, source[0]))
-                break
+        source = reference_id(env_id)
+        if source in ccgym.ENV_SPECS and is_stock(source):
+            pairs.append((env_id, source))
     return pairs
 
 
@@ -72,6 +70,8 @@ def test_new_kind_is_its_own_env(pair):
     new, old = pair
     new_cls, old_cls = _frontend.env_class(new), _frontend.env_class(old)
     assert new_cls.kind != old_cls.kind and new_cls.kind in ccgym._core.ENV_KINDS
+    # A class of its own: none of the source's class's quirks come by inheritance.
+    assert not issubclass(new_cls, old_cls) and not issubclass(old_cls, new_cls)
     assert gym.spec(f"ccgym/{new}").max_episode_steps == gym.spec(f"ccgym/{old}").max_episode_steps
     env = gym.make(f"ccgym/{new}")
     assert env.unwrapped.batch.kind == new_cls.kind

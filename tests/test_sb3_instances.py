@@ -23,7 +23,7 @@ from stable_baselines3.common.vec_env import DummyVecEnv, VecVideoRecorder  # no
 
 import ccgym  # noqa: E402
 from ccgym.sb3 import VecEnv, make_vec_env  # noqa: E402
-from reference import reference_id  # noqa: E402
+from reference import reference_id, reference_kind  # noqa: E402
 from test_attribute_sweep import gym_attributes, same, show  # noqa: E402
 
 N = 3
@@ -34,7 +34,8 @@ PHYSICS = {"CartPole": "gravity", "MountainCar": "gravity", "MountainCarContinuo
 
 
 def _kind(env_id: str) -> str:
-    return ccgym._frontend.env_class(env_id).kind
+    """The stock kind env_id's env mirrors (itself for a stock id), PHYSICS's key."""
+    return reference_kind(ccgym._frontend.env_class(env_id).kind)
 
 
 def reference(env_id: str, n: int = N) -> DummyVecEnv:

@@ -9,8 +9,9 @@ new name and registers it, and touches nothing else:
   header and C file, its identifiers, header guard and def name renamed),
   ``src/<name>_lanes.c`` where the source has an exact lanes block (its
   ``src/<kind>_lanes.c``, renamed the same way), and
-  ``python/ccgym/_env_<name>.py`` (its single-env class: the source's class
-  for the new kind);
+  ``python/ccgym/_env_<name>.py`` (the source's Python module, its class
+  renamed ``<NAME>Env`` and its kind ``NAME``: a class of its own, not a
+  subclass of the source's, so later changes to either stay in its env);
 - edits two files, adding one registry line to each: ``src/envs.def`` (the
   def, in the C registry's list) and ``python/ccgym/_registration.py`` (each
   id of the source env under the new name, with its step limit and
@@ -118,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
     writes = {
         new_h: note + rename_c(src_h.read_text()),
         new_c: note + rename_c(c_text),
-        new_py: _python_module(args.name, new, old_kind, old_class, new_class),
+        new_py: _python_module(args.name, new, old, old_kind, old_class, new_class),
     }
     if src_lanes.is_file():
         writes[new_lanes] = note + rename_c(src_lanes.read_text())
@@ -163,26 +164,23 @@ def _ccgym_class(kind: str) -> str:
     return m.group(1)
 
 
-def _python_module(name: str, new: str, old_kind: str, old_class: str, new_class: str) -> str:
-    return f'''"""{name}: ``ccgym/{name}-v*``, made by tools/new_env.py from {old_kind}.
-
-Its single-env class is {old_class}'s, running the C env ``{name}``
-(src/{new}.c). An env's own Python quirks (the class attributes and hooks of
-ccgym.envs' classes) go here.
-"""
-
-from __future__ import annotations
-
-from ccgym.envs import {old_class}
-
-__all__ = ["{new_class}"]
-
-
-class {new_class}({old_class}):
-    """``ccgym/{name}``: {old_class} over the C env ``{name}``."""
-
-    kind = "{name}"
-'''
+def _python_module(name: str, new: str, old: str, old_kind: str, old_class: str,
+                   new_class: str) -> str:
+    """The source env's module (``python/ccgym/_env_<old>.py``) for the new
+    kind: its class renamed, its kind and the ids in its text renamed; the
+    shared machinery it imports (``ccgym._single_env``, another module's
+    private helpers) stays shared."""
+    path = ROOT / "python" / "ccgym" / f"_env_{old}.py"
+    if not path.is_file():
+        sys.exit(f"new_env: {path.relative_to(ROOT)} not found")
+    text = path.read_text()
+    # (Gymnasium's class of the same name, named in the docstrings, stays.)
+    text = re.sub(rf"(?<!classic_control\.)\b{re.escape(old_class)}\b", new_class, text)
+    text = re.sub(rf'"{re.escape(old_kind)}"', f'"{name}"', text)
+    text = re.sub(rf"\bccgym/{re.escape(old_kind)}-v", f"ccgym/{name}-v", text)
+    note = (f'# {name}: made by tools/new_env.py from {old_kind} ({path.relative_to(ROOT)}); '
+            f'it steps as {old_kind}\n# until its physics (src/{new}.c) change.\n')
+    return note + text
 
 
 if __name__ == "__main__":
