@@ -25,7 +25,7 @@ static const ccgym_field ccgym_cartpole_param_fields[] = {
     CCGYM_ATTR(ccgym_cartpole_params, total_mass, CCGYM_FIELD_F64, DERIVED, 0, "total_mass", CCGYM_ATTR_NUMPY | CCGYM_ATTR_NARROW),
     CCGYM_ATTR(ccgym_cartpole_params, length, CCGYM_FIELD_F64, PHYS, 0.5, "length", CCGYM_ATTR_NUMPY | CCGYM_ATTR_NARROW),
     CCGYM_ATTR(ccgym_cartpole_params, polemass_length, CCGYM_FIELD_F64, DERIVED, 0, "polemass_length", CCGYM_ATTR_NUMPY | CCGYM_ATTR_NARROW),
-    CCGYM_ATTR(ccgym_cartpole_params, force_mag, CCGYM_FIELD_F64, PHYS, 10.0, "force_mag", CCGYM_ATTR_NUMPY | CCGYM_ATTR_NARROW),
+    CCGYM_ATTR(ccgym_cartpole_params, force_mag, CCGYM_FIELD_F64, PHYS, 10.0, "force_mag", CCGYM_ATTR_NUMPY | CCGYM_ATTR_NARROW | CCGYM_ATTR_NEGATED),
     CCGYM_ATTR(ccgym_cartpole_params, tau, CCGYM_FIELD_F64, PHYS, 0.02, "tau", CCGYM_ATTR_NUMPY | CCGYM_ATTR_NARROW),
     CCGYM_ATTR(ccgym_cartpole_params, theta_threshold_radians, CCGYM_FIELD_F64, DERIVED, 0, "theta_threshold_radians", CCGYM_ATTR_NUMPY | CCGYM_ATTR_NARROW),
     CCGYM_ATTR(ccgym_cartpole_params, x_threshold, CCGYM_FIELD_F64, DERIVED, 0, "x_threshold", CCGYM_ATTR_NUMPY | CCGYM_ATTR_NARROW),

@@ -26,8 +26,8 @@ static const ccgym_field ccgym_mountain_car_param_fields[] = {
     CCGYM_ATTR(ccgym_mountain_car_params, max_speed, CCGYM_FIELD_F64, DERIVED, 0, "max_speed", CCGYM_ATTR_NUMPY | CCGYM_ATTR_TYPED | CCGYM_ATTR_REBINDS | CCGYM_ATTR_NEGATED),
     CCGYM_ATTR(ccgym_mountain_car_params, goal_position, CCGYM_FIELD_F64, DERIVED, 0, "goal_position", CCGYM_ATTR_NUMPY | CCGYM_ATTR_NARROW | CCGYM_ATTR_TYPED | CCGYM_ATTR_REBINDS),
     CCGYM_ATTR(ccgym_mountain_car_params, goal_velocity, CCGYM_FIELD_F64, CCGYM_PARAM_INPUT, 0, "goal_velocity", CCGYM_ATTR_NUMPY | CCGYM_ATTR_NARROW | CCGYM_ATTR_TYPED | CCGYM_ATTR_REBINDS | CCGYM_ATTR_INT_DEFAULT | CCGYM_ATTR_KEYWORD),
-    CCGYM_ATTR(ccgym_mountain_car_params, force, CCGYM_FIELD_F64, PHYS, 0.001, "force", CCGYM_ATTR_NUMPY | CCGYM_ATTR_TYPED | CCGYM_ATTR_REBINDS | CCGYM_ATTR_PY_INT_TAG),
-    CCGYM_ATTR(ccgym_mountain_car_params, gravity, CCGYM_FIELD_F64, PHYS, 0.0025, "gravity", CCGYM_ATTR_NUMPY | CCGYM_ATTR_TYPED | CCGYM_ATTR_REBINDS),
+    CCGYM_ATTR(ccgym_mountain_car_params, force, CCGYM_FIELD_F64, PHYS, 0.001, "force", CCGYM_ATTR_NUMPY | CCGYM_ATTR_TYPED | CCGYM_ATTR_REBINDS | CCGYM_ATTR_PY_INT_TAG | CCGYM_ATTR_NEGATED),
+    CCGYM_ATTR(ccgym_mountain_car_params, gravity, CCGYM_FIELD_F64, PHYS, 0.0025, "gravity", CCGYM_ATTR_NUMPY | CCGYM_ATTR_TYPED | CCGYM_ATTR_REBINDS | CCGYM_ATTR_NEGATED),
     /* the attributes' types (ccgym/nptype.h), set by the single env */
     CCGYM_FIELD(ccgym_mountain_car_params, min_position_t, CCGYM_FIELD_I64, 1, INPUT, 0),
     CCGYM_FIELD(ccgym_mountain_car_params, max_position_t, CCGYM_FIELD_I64, 1, INPUT, 0),

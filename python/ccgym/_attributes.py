@@ -35,6 +35,7 @@ Package-internal.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -72,7 +73,8 @@ from ccgym import _core
 #     of it makes numpy compute a bool or 8/16-bit integer action in float16
 #     or float32, which the env then passes to C as an array of that dtype.
 #   rebinds: a write makes the single env pick its step again.
-#   negated: Gymnasium's step negates it: integer zeros are refused.
+#   negated: Gymnasium's step negates it (-force_mag, -gravity) or
+#     multiplies it by -1 ((action - 1) * force): integer zeros are refused.
 _CLASS = _core.ATTR_CLASSES
 _MAX_PRODUCT_INT = 2 ** 17
 _TAGS = {np.float16: 1, np.float32: 2, np.float64: 3, np.int32: 3, np.int64: 3}
@@ -98,6 +100,23 @@ def of_class(kind: str, cls: str) -> list[str]:
 def action_operand(kind: str) -> str | None:
     """The attribute a continuous action of ``kind`` meets first, or None."""
     return next(iter(of_class(kind, "action_operand")), None)
+
+
+def integer_operand(kind: str, values: Mapping[str, Any]) -> str | None:
+    """The name of ``kind``'s action operand (:func:`action_operand`) when
+    ``values`` (attribute -> value) give it an integer (a Python or numpy
+    int, or an int array), else None: numpy then computes a bool or integer
+    action with it in the action's integer type, which the front ends refuse
+    (``_front_core.FrontBatch.integer_operand``)."""
+    name = action_operand(kind)
+    if name is None or name not in values:
+        return None
+    v = values[name]
+    if isinstance(v, (bool, np.bool_)):
+        return None
+    if isinstance(v, (int, np.integer)) or (isinstance(v, np.ndarray) and v.dtype.kind in "iu"):
+        return name
+    return None
 
 
 def check_bounds(kind: str, name: str, value: float) -> float:
@@ -126,8 +145,8 @@ def check_value(kind: str, name: str, value: Any) -> tuple[float, dict[str, int]
             and not isinstance(value, (bool, np.bool_)) and value == 0):
         raise ValueError(
             f"{name} = {value!r}: Gymnasium's step negates it, and an integer 0 "
-            "negates to 0 where ccgym's -0.0 carries a sign (the clipped value's sign of "
-            "zero would differ); assign 0.0")
+            "negates to 0 where ccgym's -0.0 carries a sign (a zero's sign in the "
+            "observation would differ); assign 0.0")
     if has_class(kind, name, "typed"):
         c_value, tag = typed_number(kind, name, value)
         tags = {attributes(kind)[name] + "_t": tag}

@@ -517,7 +517,7 @@ API_MINOR = CCGYM_API_MINOR
 cdef int _check_version(const ccgym_env_def *d) except -1:
     """Refuses (ValueError) a def of another major API version, of a newer
     minor, or whose size is not its minor version's."""
-    version = __import__('ccgym').__version__
+    from ccgym._version import __version__ as version  # not the package face (issue 44)
     rebuild = ("rebuild the plugin against this ccgym (pip install --force-reinstall "
                "--no-cache-dir <plugin>)")
     if d.api_version != CCGYM_API_VERSION:

@@ -18,8 +18,12 @@ cdef class FrontBatch(Batch):
     cdef public object reset_needed_error
     cdef public object done_step_error    # vector_step on a done instance, DISABLED mode
     cdef bint _unsigned_zero_wraps
+    # The action operand's name while it holds an integer (see
+    # _check_integer_operand), else None.
+    cdef public object integer_operand
 
     cdef int _check_unsigned_zero(self, actions) except -1
+    cdef int _check_integer_operand(self, actions) except -1
     cdef str _unsigned_zero_message(self, str what)
     cdef int _refuse_vector_step(self) except -1
 

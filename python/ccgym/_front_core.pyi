@@ -26,6 +26,7 @@ class FrontBatch(Batch):
 
     reset_needed_error: type[BaseException]
     done_step_error: type[BaseException]
+    integer_operand: str | None
     def vector_step(self, actions: npt.ArrayLike) -> _VectorStepResult: ...
     def vector_step_then(
         self, on_done: Callable[[dict[str, Any]], None] | None, actions: npt.ArrayLike

@@ -79,6 +79,7 @@ cdef class FrontBatch(Batch):
         self.done_step_error = RuntimeError
         self._unsigned_zero_wraps = env_info(self.kind).action_rules.get(
             "unsigned_zero_wraps", False)
+        self.integer_operand = None
 
     cdef object _converted_actions(self, actions, int *action_type):
         # Only actions that are not already int64 can be unsigned: the
@@ -87,7 +88,31 @@ cdef class FrontBatch(Batch):
         if self._unsigned_zero_wraps:
             self._range_error(arr)  # an action out of range is told first, as for any
             self._check_unsigned_zero(actions)
+        if self.integer_operand is not None and self.action_dim > 0:
+            self._check_integer_operand(actions)
         return arr
+
+    cdef int _check_integer_operand(self, actions) except -1:
+        """Refuses a bool or integer continuous action while the attribute it
+        meets first (the def's action operand: Pendulum's max_torque,
+        MountainCarContinuous's power) holds an integer, which the front end
+        sets in integer_operand: numpy then keeps the action an integer of
+        its own type (np.clip(u, -max_torque, max_torque): u**2 wraps in
+        int8, a uint8 action raises, last_u is an integer), where the
+        kernels compute with floats."""
+        try:
+            kind = actions.dtype.kind if isinstance(actions, (np.ndarray, np.generic)) \
+                else np.asarray(actions).dtype.kind
+        except Exception:
+            return 0  # the conversion above said what is wrong, or took it
+        if kind in "biu":
+            raise self.invalid_action_type_error(
+                f"a {np.asarray(actions).dtype} action while {self.integer_operand} is an "
+                f"integer: Gymnasium's {self.kind} then computes the action in its integer "
+                f"type (numpy keeps int {self.integer_operand} and int action an int), which "
+                f"ccgym does not model; pass float actions (the action space's float32) or "
+                f"make {self.integer_operand} a float")
+        return 0
 
     cdef int _check_unsigned_zero(self, actions) except -1:
         """Refuses an unsigned action 0 where Gymnasium's action - 1 wraps around."""
@@ -327,6 +352,8 @@ cdef class SingleBatch(FrontBatch):
                        else self.invalid_action_error)(
                     f"{action!r} is not a valid action: expected an array of shape "
                     f"({self.action_dim},) of real numbers ({e})") from None
+            if self.integer_operand is not None:
+                self._check_integer_operand(action)
             if self.action_dim > 1:
                 memcpy(self._single_action_fv if t == CCGYM_ACTION_F32
                        else <void *>self._single_action_dv, cnp.PyArray_DATA(<cnp.ndarray>arr),

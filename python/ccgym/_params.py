@@ -116,6 +116,14 @@ def _attribute_of(kind: str, field: str) -> str | None:
     return next((attr for attr, f in _attributes.attributes(kind).items() if f == field), None)
 
 
+def integer_operand(kind: str, kwargs: dict[str, Any]) -> str | None:
+    """:func:`ccgym._attributes.integer_operand` over a batched env's keywords
+    (params field names): the action operand's name if they give it an
+    integer, else None."""
+    return _attributes.integer_operand(
+        kind, {(_attribute_of(kind, k) or k): v for k, v in kwargs.items()})
+
+
 def _check_field_bounds(kind: str, field: str, values: np.ndarray) -> None:
     attr = _attribute_of(kind, field)
     if attr is not None:

@@ -294,6 +294,10 @@ class _CoreEnv(gym.Env, metaclass=_EnvType):
                 setattr(self, attr, given[attr])
             elif not _attributes.has_class(self.kind, attr, "class_level"):
                 setattr(self, attr, _attributes.face_of(self.kind, attr, record[field].item()))
+        # The env's own values now shadow any class-level value (as
+        # Gymnasium's instance dict does): the step is picked again for them
+        # (a class-level Pendulum l = 0.0 no longer makes it raise).
+        self._bind_step()
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         # Gymnasium's attributes are live once the env is built: the
@@ -334,7 +338,10 @@ class _CoreEnv(gym.Env, metaclass=_EnvType):
         # assigned Generator in step with the C stream (Acrobot's noise), or
         # writing back a handed-out `state` the caller may have mutated.
         d = self.__dict__
-        error = self._gym_step_error(_attributes.effective_faces(self))
+        faces = _attributes.effective_faces(self)
+        # An integer max_torque / power: the core refuses integer actions.
+        self._core.integer_operand = _attributes.integer_operand(self.kind, faces)
+        error = self._gym_step_error(faces)
         if error is None:
             error = self._state_step_error()
         if error is not None:

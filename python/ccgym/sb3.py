@@ -51,7 +51,13 @@ from ccgym._frontend import (
     resolve_env_id,
     set_action_errors,
 )
-from ccgym._params import PHYSICS, batch_params, keyword_defaults, physics_value
+from ccgym._params import (
+    PHYSICS,
+    batch_params,
+    integer_operand,
+    keyword_defaults,
+    physics_value,
+)
 from ccgym._registration import gym_id
 
 __all__ = ["NativeBatchOffWarning", "VecEnv", "VecMonitor", "make_vec_env"]
@@ -136,6 +142,8 @@ class VecEnv(_SB3VecEnv):
         # call gets a RuntimeError.
         self._core.copy_outputs = False
         set_action_errors(self._core)  # ccgym.InvalidAction: an AssertionError too
+        # An integer max_torque / power: integer actions are refused (the core's rule).
+        self._core.integer_operand = integer_operand(self._kind, env_kwargs)
         self._param_names = frozenset(keyword_defaults(self._kind))
         # Instance i as DummyVecEnv's env i, for get_attr/set_attr/env_method:
         # a gym.make'd ccgym single env made on first use (_mirror) and kept
@@ -570,6 +578,12 @@ class VecEnv(_SB3VecEnv):
             dst[i * psize:(i + 1) * psize] = mine
         elif not np.array_equal(dst[:psize], mine):  # one instance: its own struct
             dst[:psize] = mine
+        # An integer max_torque / power on any instance: the batch refuses
+        # integer actions, as that instance's single env does.
+        self._core.integer_operand = next(
+            (o for o in [integer_operand(self._kind, self.env_kwargs),
+                         *(mm.inner._core.integer_operand for mm in self._mirrors.values())]
+             if o is not None), None)
 
     def _refusal(self, m: _Mirror) -> str | None:
         """Why the batch cannot step mirror m's env as it would step, or None."""

@@ -33,7 +33,7 @@ from ccgym._frontend import (
     set_action_errors,
     warn_no_render_mode,
 )
-from ccgym._params import PHYSICS, batch_params, physics_value
+from ccgym._params import PHYSICS, batch_params, integer_operand, physics_value
 from ccgym._registration import ENV_IDS, gym_id, vector_class_name
 
 __all__ = ["DoneStepError", "VectorEnv"]  # + one subclass per id, e.g. CartPole_v1 (see the end)
@@ -170,6 +170,9 @@ class VectorEnv(gym.vector.VectorEnv):
         self._core.reset_needed_error = gym.error.ResetNeeded
         self._core.done_step_error = DoneStepError
         set_action_errors(self._core)  # ccgym.InvalidAction: an AssertionError too
+        # An integer max_torque / power: integer actions are refused (the core's rule).
+        self._operand_kwargs = {k: v for k, v in env_kwargs.items() if k in PHYSICS[kind]}
+        self._core.integer_operand = integer_operand(kind, self._operand_kwargs)
         self.precision = precision
         self.num_envs = int(num_envs)
         self.max_episode_steps = int(max_episode_steps)
@@ -339,6 +342,17 @@ class VectorEnv(gym.vector.VectorEnv):
     def _set_state_matrix(self, value: Any) -> None:
         if not self._core.has_reset:
             raise reset_needed("setting state")
+        given = getattr(value, "dtype", None)
+        if given is None and isinstance(value, (list, tuple)):
+            try:
+                given = np.asarray(value).dtype
+            except (TypeError, ValueError):
+                given = None  # np.asarray below says what is wrong
+        if given is not None and np.dtype(given).kind == "f" and np.dtype(given).itemsize < 8:
+            raise TypeError(
+                f"state of dtype {np.dtype(given)}: Gymnasium's CartPoleVectorEnv would "
+                f"step it in {np.dtype(given)}, ccgym's vector env steps float64; assign "
+                "np.asarray(state, dtype=np.float64)")
         arr = np.asarray(value, dtype=np.float64)
         target = self._state_matrix()
         if arr.shape != target.shape:
@@ -387,6 +401,8 @@ class VectorEnv(gym.vector.VectorEnv):
                       for k, v in params.items()}}
         self._core.set_params({**batch_params(self._kind, self._gym_kwargs()), **physics})
         self._physics = physics
+        self._operand_kwargs.update(params)
+        self._core.integer_operand = integer_operand(self._kind, self._operand_kwargs)
 
     def get_state(self) -> dict[str, Any]:
         """A snapshot of all instances: physics state, RNG streams, elapsed

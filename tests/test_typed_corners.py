@@ -1,0 +1,195 @@
+"""Issue 45's typed corners, each against the installed Gymnasium, live.
+
+- MountainCar's velocity keeps its type at the left wall: a step that leaves
+  a float64 zero velocity at ``min_position`` without hitting the wall
+  (``gravity = 0.0``, action 1) is a float64 in Gymnasium, not the wall's
+  int 0, and a numpy ``force`` written next computes with it as such.
+- An integer zero in an attribute Gymnasium's step negates (CartPole's
+  ``force_mag``, MountainCar's ``gravity`` and ``force``) is refused at the
+  write, single and vector, the env unchanged: Gymnasium's ``-0`` is the int
+  0 where a double's -0.0 has a sign. Float zeros of either sign step as in
+  Gymnasium, from a state of signed zeros.
+- CartPole's vector ``state`` refuses a float32/float16 array, which
+  Gymnasium's ``CartPoleVectorEnv`` would step in that precision.
+- Pendulum refuses a bool or integer action while ``max_torque`` is an
+  integer (Gymnasium's torque then stays an integer of the action's type),
+  and steps every other pairing as Gymnasium does.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from gymnasium.envs.classic_control import CartPoleEnv as GymCartPole
+from gymnasium.envs.classic_control import MountainCarEnv as GymMountainCar
+from gymnasium.envs.classic_control import PendulumEnv as GymPendulum
+
+import ccgym
+from ccgym.envs import CartPoleEnv, MountainCarEnv, PendulumEnv
+
+
+def _bits(x) -> tuple[bytes, str]:
+    a = np.asarray(x)
+    return a.tobytes(), str(a.dtype)
+
+
+def _types(state) -> list[str]:
+    return [type(v).__name__ for v in state]
+
+
+def test_mountain_car_float_zero_velocity_at_the_wall_keeps_its_type():
+    ref, ours = GymMountainCar(), MountainCarEnv()
+    for env in (ref, ours):
+        env.reset(seed=3)
+        env.gravity = 0.0
+        env.state = np.array([env.min_position, -0.01])
+    # Action 0 into the wall (the int 0), then action 1: with no gravity the
+    # velocity stays zero at min_position, now a float64 computed by the step.
+    for a in (0, 1):
+        r, o = ref.step(a), ours.step(a)
+        assert _bits(o[0]) == _bits(r[0])
+        assert _types(ours.state) == _types(ref.state), (a, ref.state, ours.state)
+    for env in (ref, ours):
+        env.force = np.float32(0.001)
+    for a in (2, 2, 2, 0, 1, 2, 2):
+        r, o = ref.step(a), ours.step(a)
+        assert _bits(o[0]) == _bits(r[0]), (a, r[0], o[0])
+        assert _types(ours.state) == _types(ref.state)
+        assert [np.asarray(v).tobytes() for v in ours.state] == [
+            np.asarray(v).tobytes() for v in ref.state]
+
+
+@pytest.mark.parametrize("cls,name", [(CartPoleEnv, "force_mag"), (MountainCarEnv, "gravity"),
+                                      (MountainCarEnv, "force")])
+@pytest.mark.parametrize("zero", [0, np.int64(0), np.int32(0)], ids=["int", "int64", "int32"])
+def test_integer_zero_of_a_negated_attribute_is_refused(cls, name, zero):
+    env = cls()
+    env.reset(seed=0)
+    before, state = getattr(env, name), np.array(env.state, dtype=np.float64)
+    with pytest.raises((ValueError, TypeError), match=name):
+        setattr(env, name, zero)
+    assert getattr(env, name) == before and type(getattr(env, name)) is type(before)
+    assert np.array_equal(np.array(env.state, dtype=np.float64), state)
+    env_id = {CartPoleEnv: "CartPole-v1", MountainCarEnv: "MountainCar-v0"}[cls]
+    with pytest.raises((ValueError, TypeError), match=name):
+        ccgym.make_vec(env_id, 2, **{name: zero})
+    envs = ccgym.make_vec(env_id, 2)
+    physics = envs.get_physics()
+    with pytest.raises((ValueError, TypeError), match=name):
+        envs.set_physics(**{name: zero})
+    assert {k: np.asarray(v).tobytes() for k, v in envs.get_physics().items()} == {
+        k: np.asarray(v).tobytes() for k, v in physics.items()}
+
+
+@pytest.mark.parametrize("zero", [0.0, -0.0, np.float64(-0.0)], ids=["0.0", "-0.0", "f64-0.0"])
+@pytest.mark.parametrize("env_id,name", [("CartPole-v1", "force_mag"),
+                                         ("MountainCar-v0", "gravity"),
+                                         ("MountainCar-v0", "force")])
+def test_float_zeros_of_a_negated_attribute_step_as_gymnasium(env_id, name, zero):
+    """From a state of signed zeros, where only the zero's sign of the force
+    or gravity term decides the sign of a zero in the observation."""
+    ref_cls = {"CartPole-v1": GymCartPole, "MountainCar-v0": GymMountainCar}[env_id]
+    ours_cls = {"CartPole-v1": CartPoleEnv, "MountainCar-v0": MountainCarEnv}[env_id]
+    for state in ([-0.0, -0.0, -0.0, -0.0][:len(ref_cls().observation_space.low)],
+                  [0.0, 0.0, 0.0, 0.0][:len(ref_cls().observation_space.low)]):
+        if env_id == "MountainCar-v0":
+            state = [-0.5, state[1]]  # (position, a signed-zero velocity)
+        ref, ours = ref_cls(), ours_cls()
+        for env in (ref, ours):
+            env.reset(seed=1)
+            setattr(env, name, zero)
+            env.state = np.array(state, dtype=np.float64)
+        for a in (0, 1, 0, 2 if env_id == "MountainCar-v0" else 1):
+            r, o = ref.step(a), ours.step(a)
+            assert _bits(o[0]) == _bits(r[0]), (state, a, r[0], o[0])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+@pytest.mark.parametrize("form", ["array", "list"])
+def test_cartpole_vector_state_refuses_narrow_floats(dtype, form):
+    envs = ccgym.make_vec("CartPole-v1", 3)
+    envs.reset(seed=0)
+    before = np.array(envs.state)
+    value = np.full((4, 3), 0.01, dtype=dtype)
+    if form == "list":
+        value = [list(row) for row in value]  # numpy scalars of dtype
+    with pytest.raises(TypeError, match=np.dtype(dtype).name):
+        envs.state = value
+    assert np.array_equal(envs.state, before)
+    envs.state = np.full((4, 3), 0.01)  # float64 is taken
+    assert np.all(envs.state == 0.01)
+
+
+@pytest.mark.parametrize("max_torque", [2, np.int64(2)], ids=["int", "int64"])
+@pytest.mark.parametrize("dtype", [np.int64, np.int8, np.bool_, np.uint8])
+def test_pendulum_integer_action_with_integer_max_torque_is_refused(max_torque, dtype):
+    """Gymnasium's u stays an integer of the action's type there (u**2 wraps
+    in int8, uint8 raises, last_u an integer): refused, the env unchanged."""
+    env = PendulumEnv()
+    env.reset(seed=2)
+    env.max_torque = max_torque
+    env.step(np.array([0.5], dtype=np.float32))
+    state, last_u = np.array(env.state), env.last_u
+    with pytest.raises(TypeError, match="max_torque is an integer"):
+        env.step(np.array([1], dtype=dtype))
+    assert np.array_equal(env.state, state) and env.last_u == last_u
+    assert type(env.last_u) is type(last_u)
+
+
+@pytest.mark.parametrize("max_torque", [2, 2.0, np.int64(2)], ids=["int", "float", "int64"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64, np.int8, np.bool_])
+def test_pendulum_actions_with_max_torque_types_step_as_gymnasium(max_torque, dtype):
+    """What is taken steps as Gymnasium's, last_u's type included: float
+    actions with any max_torque, integer actions with a float one."""
+    if np.dtype(dtype).kind in "biu" and not isinstance(max_torque, float):
+        pytest.skip("refused (the test above)")
+    ref, ours = GymPendulum(), PendulumEnv()
+    for env in (ref, ours):
+        env.reset(seed=5)
+        env.max_torque = max_torque
+    for v in (1, 0, 3, -1, 1):
+        a = np.array([v], dtype=dtype)
+        r, o = ref.step(a), ours.step(a)
+        assert _bits(o[0]) == _bits(r[0]) and _bits(o[1]) == _bits(r[1])
+        assert type(ours.last_u) is type(ref.last_u) and ours.last_u == ref.last_u
+
+
+@pytest.mark.parametrize("how", ["keyword", "set_physics"])
+def test_batched_integer_action_with_integer_max_torque_is_refused(how):
+    """The vector env too: Gymnasium's envs behind a SyncVectorEnv would keep
+    an int8 torque of 100 an int8, whose square wraps; refused, the env
+    unchanged, and float actions (or a float max_torque) are taken."""
+    a = np.array([[100], [0]], dtype=np.int8)
+    envs = ccgym.make_vec("Pendulum-v1", 2, **({"max_torque": 100} if how == "keyword" else {}))
+    if how == "set_physics":
+        envs.set_physics(max_torque=100)
+    envs.reset(seed=0)
+    before = envs.get_state()
+    with pytest.raises(TypeError, match="max_torque is an integer"):
+        envs.step(a)
+    after = envs.get_state()
+    assert bytes(after["state_buffer"]) == bytes(before["state_buffer"])
+    assert np.array_equal(after["elapsed"], before["elapsed"])
+    envs.step(a.astype(np.float32))
+    envs.set_physics(max_torque=100.0)
+    envs.step(a)  # a float max_torque: numpy computes the int8 action as float64
+
+
+def test_sb3_integer_action_with_an_instance_integer_max_torque_is_refused():
+    """SB3's VecEnv: an instance given an integer max_torque
+    (``env_method("set_wrapper_attr", ...)``, which changes its physics)
+    makes the batch refuse integer actions, as that env's own step does."""
+    pytest.importorskip("stable_baselines3")
+    from ccgym.sb3 import VecEnv
+
+    a = np.array([[100], [0]], dtype=np.int8)
+    envs = VecEnv("Pendulum-v1", 2)
+    envs.seed(0)
+    envs.reset()
+    envs.step(a)  # float max_torque: taken
+    envs.env_method("set_wrapper_attr", "max_torque", 100, indices=[1])
+    with pytest.raises(TypeError, match="max_torque is an integer"):
+        envs.step(a)
+    envs.step(a.astype(np.float32))
+    envs.env_method("set_wrapper_attr", "max_torque", 100.0, indices=[1])
+    envs.step(a)
