@@ -6,7 +6,10 @@ pip's build isolation against the ccgym under test (a wheel of it given to
 pip through ``--find-links``, as the page says), installed into a directory
 of its own and stepped in a subprocess.
 
-Building ccgym's wheel takes minutes, so the build test is slow; set
+Building ccgym's wheel takes minutes, so the build test is slow. Where
+pip installed this tree (``pip install .``, as the README's test command and
+CI do) the wheel is the installed files repacked
+(install_helpers.wheel_of_installed), not built again; else set
 CCGYM_TEST_WHEEL_DIR to a directory holding a ccgym wheel of this tree for
 this Python (tools/plugin_check.sh -o DIR leaves one in DIR/wheels) to skip
 that step. The page's own C also compiles at -O0 and -O2 without the build
@@ -25,6 +28,7 @@ import sysconfig
 import pytest
 
 import ccgym
+from install_helpers import wheel_of_installed
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 PAGE = ROOT / "docs" / "custom_env.md"
@@ -88,6 +92,8 @@ def ccgym_wheels(tmp_path_factory) -> pathlib.Path:
     if given:
         return pathlib.Path(given)
     out = tmp_path_factory.mktemp("wheels")
+    if wheel_of_installed(ROOT, out) is not None:  # pip's install of this tree, repacked
+        return out
     r = subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", str(ROOT),
                         "-w", str(out)], capture_output=True, text=True, timeout=1800,
                        env=_env())

@@ -143,11 +143,26 @@ def test_parity(env_id, n, mode):
     _parity(env_id, n, mode)
 
 
+# The 1024-instance runs check the batch's width (every lane block, the
+# chunking, many episode ends in one step); the runs above check the
+# length (STEPS). 600 steps pass every id's time limit (500 at most), so
+# each run still ends episodes by truncation as well as termination, at a
+# third of 2000 steps' time (their 18 cases were ~16 of CI's main run's
+# minutes, Gymnasium's 1024 Python envs stepping).
+STEPS_1024 = 600
+
+
+def _parity_1024(env_id, mode):
+    ref, ours = make_pair(env_id, 1024, mode, via_registry=True)
+    ends = run(ref, ours, STEPS_1024, seed=1000 + 1024, label=f"{env_id} N=1024 {mode.value}")
+    assert ends > 0, "the run never ended an episode: autoreset untested"
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("mode", MODES, ids=lambda m: m.value)
 @pytest.mark.parametrize("env_id", IDS)
 def test_parity_1024(env_id, mode):
-    _parity(env_id, 1024, mode)
+    _parity_1024(env_id, mode)
 
 
 # ------------------------------------------------------- resets, seeds, kwargs
