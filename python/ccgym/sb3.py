@@ -582,7 +582,7 @@ class VecEnv(_SB3VecEnv):
         # integer actions, as that instance's single env does.
         self._core.integer_operand = next(
             (o for o in [integer_operand(self._kind, self.env_kwargs),
-                         *(mm.inner._core.integer_operand for mm in self._mirrors.values())]
+                         *(mm.inner.batch.integer_operand for mm in self._mirrors.values())]
              if o is not None), None)
 
     def _refusal(self, m: _Mirror) -> str | None:

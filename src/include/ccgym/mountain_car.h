@@ -139,9 +139,7 @@ CCGYM_ALWAYS_INLINE void ccgym_mountain_car_step_body(const int lanes,
     const ccgym_num min_position = MC_ATTR(min_position);
     position = ccgym_num_clip(ccgym_num_strong(position), min_position, MC_ATTR(max_position));
     vt = velocity.t;
-    const int wall_hit =
-        ccgym_num_eq(position, min_position) && ccgym_num_lt(velocity, ccgym_num_py(0.0));
-    if (wall_hit) {
+    if (ccgym_num_eq(position, min_position) && ccgym_num_lt(velocity, ccgym_num_py(0.0))) {
         velocity = ccgym_num_py(0.0);
         vt = CCGYM_MC_T_INT;
     }
@@ -161,14 +159,17 @@ CCGYM_ALWAYS_INLINE void ccgym_mountain_car_step_body(const int lanes,
                         (vt == CCGYM_MC_T_INT ? at_wall : vt == CCGYM_T_F64 && !at_wall));
     } else {
         /* The default's types, but a float64 zero velocity at min_position
-         * that no wall hit made (gravity 0 and action 1 at the wall, say):
-         * typed 0 would read it as the wall's int 0, which a later numpy
-         * attribute computes with in another type. Kept typed (two float64s);
-         * the lanes hand such an instance back to this per-instance step. */
-        const int float_zero_at_wall =
-            !wall_hit && velocity.v == 0 && position.v == p->min_position;
-        *slow += lanes && float_zero_at_wall ? 1.0 : 0.0;
-        if (!lanes && CCGYM_UNLIKELY(float_zero_at_wall)) {
+         * that no wall hit made (vt is the int only after one; gravity 0
+         * and action 1 at the wall, say): typed 0 would read it as the
+         * wall's int 0, which a later numpy attribute computes with in
+         * another type. Kept typed (two float64s). Not in the lanes: they
+         * step only batches of 16 or more (CCGYM_EXACT_LANES_MIN), the
+         * batched envs, whose params are never typed (they refuse numpy
+         * attribute types), and with Python-number attributes the int 0
+         * and a float64 0.0 compute alike (np.clip makes both float64); a
+         * check there cost 4% of the lanes' instructions. */
+        if (!lanes && CCGYM_UNLIKELY(velocity.v == 0 && vt != CCGYM_MC_T_INT &&
+                                     position.v == p->min_position)) {
             next->typed = 1;
             next->position_t = next->velocity_t = CCGYM_T_F64;
         }
