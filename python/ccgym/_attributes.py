@@ -34,6 +34,7 @@ Package-internal.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Mapping
 from typing import Any
@@ -97,6 +98,7 @@ def of_class(kind: str, cls: str) -> list[str]:
     return [name for name in attributes(kind) if has_class(kind, name, cls)]
 
 
+@functools.cache  # a kind's def never changes once registered
 def action_operand(kind: str) -> str | None:
     """The attribute a continuous action of ``kind`` meets first, or None."""
     return next(iter(of_class(kind, "action_operand")), None)
@@ -108,6 +110,8 @@ def integer_operand(kind: str, values: Mapping[str, Any]) -> str | None:
     int, or an int array), else None: numpy then computes a bool or integer
     action with it in the action's integer type, which the front ends refuse
     (``_front_core.FrontBatch.integer_operand``)."""
+    if not values:
+        return None
     name = action_operand(kind)
     if name is None or name not in values:
         return None

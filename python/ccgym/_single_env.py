@@ -296,8 +296,10 @@ class _CoreEnv(gym.Env, metaclass=_EnvType):
                 setattr(self, attr, _attributes.face_of(self.kind, attr, record[field].item()))
         # The env's own values now shadow any class-level value (as
         # Gymnasium's instance dict does): the step is picked again for them
-        # (a class-level Pendulum l = 0.0 no longer makes it raise).
-        self._bind_step()
+        # (a class-level Pendulum l = 0.0 no longer makes it raise). Without
+        # class-level values the first pick saw the same values.
+        if getattr(type(self), "_ccgym_class_values", False):
+            self._bind_step()
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         # Gymnasium's attributes are live once the env is built: the
