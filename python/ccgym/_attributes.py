@@ -146,7 +146,10 @@ def check_value(kind: str, name: str, value: Any) -> tuple[float, dict[str, int]
     if is_switch(kind, name):
         return float(switch_value(kind, name, value)), {}
     if (has_class(kind, name, "negated") and isinstance(value, (int, np.integer))
-            and not isinstance(value, (bool, np.bool_)) and value == 0):
+            and not isinstance(value, (bool, np.bool_)) and value == 0
+            and not (type(value) is int and has_class(kind, name, "py_int_tag"))):
+        # (A Python int of a py_int_tag attribute is a type of its own, whose
+        # zero the kernel keeps unsigned: MountainCar's (action - 1) * force.)
         raise ValueError(
             f"{name} = {value!r}: Gymnasium's step negates it, and an integer 0 "
             "negates to 0 where ccgym's -0.0 carries a sign (a zero's sign in the "

@@ -129,6 +129,11 @@ CCGYM_ALWAYS_INLINE void ccgym_mountain_car_step_body(const int lanes,
         t1 = ccgym_num_of(am1 * force.v, CCGYM_T_F64);
     else
         t1 = ccgym_num_op(ccgym_num_of(am1, aeq), force, CCGYM_OP_MUL);
+    /* A Python int force makes the product an integer, whose zero has no
+     * sign: (0 - 1) * 0 is 0, where the double product is -0.0 (+ 0.0 maps
+     * -0.0 to 0.0 and leaves every other value as it is). */
+    if (force_int)
+        t1.v = t1.v + 0.0;
 
     /* velocity += t1 + t2; velocity = np.clip(velocity, -max_speed, max_speed) */
     velocity = ccgym_num_op(velocity, ccgym_num_op(t1, t2, CCGYM_OP_ADD), CCGYM_OP_ADD);
