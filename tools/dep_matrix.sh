@@ -78,7 +78,7 @@ for pair in "${pairs[@]}"; do
   "$py" -m venv "$dir/venv"
   vpy="$dir/venv/bin/python"
   if ! "$vpy" -m pip install -q "$wheel" "numpy==$np" "gymnasium==$gym" \
-      pytest hypothesis pillow >"$dir/install.log" 2>&1; then
+      pytest pytest-xdist hypothesis pillow >"$dir/install.log" 2>&1; then
     rows+=("$(printf '%-8s %-9s %-10s %s' "$np" "$gym" "-" "install failed ($dir/install.log)")")
     status=1; continue
   fi
