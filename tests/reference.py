@@ -15,7 +15,7 @@ import functools
 import gymnasium as gym
 
 import ccgym
-from ccgym import _core, _frontend
+from ccgym import _core, _kinds
 
 
 def _bare(env_id: str) -> str:
@@ -29,7 +29,7 @@ def reference_id(env_id: str) -> str:
     ccgym's: a helper that makes both sides may pass every id through)."""
     if env_id in gym.registry:  # a stock id, or a ccgym/ id (then ccgym's own env)
         return env_id
-    gym_class = _core.env_info(_frontend.env_class(env_id).kind).gym_class
+    gym_class = _core.env_info(_kinds.env_class(env_id).kind).gym_class
     version = env_id.rpartition("-")[2]
     found = [gid for gid, spec in gym.registry.items()
              if "/" not in gid and isinstance(spec.entry_point, str)
@@ -45,7 +45,7 @@ def reference_kind(kind: str) -> str:
     """The stock kind whose Gymnasium class ``kind`` mirrors (itself for a
     stock kind)."""
     for env_id in STOCK_IDS:
-        k = _frontend.env_class(env_id).kind
+        k = _kinds.env_class(env_id).kind
         if _core.env_info(k).gym_class == _core.env_info(kind).gym_class:
             return k
     raise LookupError(f"kind {kind}: no stock kind mirrors {_core.env_info(kind).gym_class}")
@@ -57,7 +57,7 @@ def is_stock(env_id: str) -> bool:
     mirrors (an added env, such as tools/new_env.py makes, has a new id)."""
     bare = _bare(env_id)
     spec = gym.registry.get(bare)
-    gym_class = _core.env_info(_frontend.env_class(bare).kind).gym_class
+    gym_class = _core.env_info(_kinds.env_class(bare).kind).gym_class
     return (spec is not None and isinstance(spec.entry_point, str)
             and spec.entry_point.rpartition(":")[2] == gym_class)
 
@@ -69,7 +69,7 @@ STOCK_IDS = tuple(i for i in ccgym.ENV_IDS if is_stock(i))
 def is_continuous(env_id: str) -> bool:
     """Whether the env of a ccgym id has a Box action space (its def's
     action_dim), so a test's continuous-id set needs no entry per env."""
-    return _core.env_info(_frontend.env_class(_bare(env_id)).kind).action_dim > 0
+    return _core.env_info(_kinds.env_class(_bare(env_id)).kind).action_dim > 0
 
 
 # The ids with a Box action, in registry order.
@@ -85,14 +85,14 @@ def is_discrete(env_id: str) -> bool:
 DISCRETE_IDS = tuple(i for i in ccgym.ENV_IDS if is_discrete(i))
 
 # Each discrete id's number of actions (its def's n_actions).
-N_ACTIONS = {i: _core.env_info(_frontend.env_class(i).kind).n_actions for i in DISCRETE_IDS}
+N_ACTIONS = {i: _core.env_info(_kinds.env_class(i).kind).n_actions for i in DISCRETE_IDS}
 
 # The discrete ids whose def refuses an unsigned action 0 (its rule
 # unsigned_zero_wraps: Gymnasium's step computes action - 1 in the action's
 # dtype, where 0 wraps around), in registry order.
 UNSIGNED_ZERO_REFUSED_IDS = tuple(
     i for i in DISCRETE_IDS
-    if _core.env_info(_frontend.env_class(i).kind).action_rules["unsigned_zero_wraps"])
+    if _core.env_info(_kinds.env_class(i).kind).action_rules["unsigned_zero_wraps"])
 
 # Gymnasium's own classic-control ids (its registry: no namespace, an entry
 # point in gymnasium.envs.classic_control), in its registry order: the ids the
@@ -118,7 +118,7 @@ def class_of(env_id: str) -> tuple[type, type]:
     registry (the spec's entry point) and ccgym's."""
     from gymnasium.envs.registration import load_env_creator
 
-    return load_env_creator(gym.spec(env_id).entry_point), _frontend.env_class(env_id)
+    return load_env_creator(gym.spec(env_id).entry_point), _kinds.env_class(env_id)
 
 
 def class_pairs() -> dict[str, tuple[type, type]]:

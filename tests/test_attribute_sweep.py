@@ -59,7 +59,7 @@ import numpy as np
 import pytest
 
 import ccgym
-from ccgym import _core, _frontend
+from ccgym import _core, _kinds
 from reference import reference_id
 
 LONG = os.environ.get("CCGYM_SWEEP") == "long"
@@ -395,7 +395,7 @@ def _value(env_id: str, name: str, label: str) -> Any:
 def option_values(env_id: str) -> list[tuple[str, Any]]:
     """reset(options=...) with huge, infinite and NaN bounds: each of the
     env's reset option keys alone, and all of them at once."""
-    keys = _core.env_info(_frontend.env_class(env_id).kind).reset_options
+    keys = _core.env_info(_kinds.env_class(env_id).kind).reset_options
     out: list[tuple[str, Any]] = []
     for v in (1e308, -1e308, 1.7e308, 1e300, -1e300, 1e200, math.inf, -math.inf, math.nan,
               np.float64(1e308), 2 ** 1023):
@@ -410,7 +410,7 @@ def _class_case(env_id: str, name: str, value: Any, case_seed: int, where: str) 
     before it, then one built after it, then an attribute write on that one
     (Gymnasium's default again), which must stay live."""
     ref_cls = type("RefSweep", (_gym_class(reference_id(env_id)),), {})
-    our_cls = type("OurSweep", (_frontend.env_class(env_id),), {})
+    our_cls = type("OurSweep", (_kinds.env_class(env_id),), {})
     watch = gym_attributes(reference_id(env_id))
     ref, ours = ref_cls(), our_cls()
     acts = actions(ref.action_space, case_seed, STEPS)
@@ -484,7 +484,7 @@ def test_attribute_sweep(env_id, name, way, label):
                 f"{where}: Gymnasium's constructor raises {rexc!r}, ccgym's {oexc!r}"
             return
         if oexc is not None:
-            attr = _core.env_info(_frontend.env_class(env_id).kind).keywords.get(name, name)
+            attr = _core.env_info(_kinds.env_class(env_id).kind).keywords.get(name, name)
             assert refused_clearly(oexc, (name, attr)), f"{where}: unclear refusal {oexc!r}"
             return
     else:
@@ -527,7 +527,7 @@ def _vector_case(env_id: str, name: str, value: Any, case_seed: int, where: str)
             f"{where}: Gymnasium's make_vec raises {rexc!r}, ccgym's {oexc!r}"
         return
     if oexc is not None:
-        kind = _frontend.env_class(env_id).kind
+        kind = _kinds.env_class(env_id).kind
         attr = _core.env_info(kind).keywords.get(name, name)
         assert refused_clearly(oexc, (name, attr)), f"{where}: unclear refusal {oexc!r}"
         return

@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 import ccgym
-from ccgym import _attributes, _frontend
+from ccgym import _attributes, _kinds
 from reference import reference_id
 
 STEPS = 12
@@ -37,7 +37,7 @@ def _pair_classes(env_id: str) -> tuple[type, type]:
     """Fresh subclasses of Gymnasium's and ccgym's class (class-level writes
     on them leave the stock classes alone)."""
     ref = type("RefSub", (_gym_class(env_id),), {})
-    ours = type("OurSub", (_frontend.env_class(env_id),), {})
+    ours = type("OurSub", (_kinds.env_class(env_id),), {})
     return ref, ours
 
 
@@ -78,7 +78,7 @@ def _run(env, seed: int = 3) -> list[bytes]:
 
 def _cases():
     for env_id in ccgym.ENV_IDS:
-        kind = _frontend.env_class(env_id).kind
+        kind = _kinds.env_class(env_id).kind
         for name in _attributes.attributes(kind):
             yield pytest.param(env_id, name, id=f"{env_id}-{name}")
 
@@ -129,8 +129,8 @@ def test_class_level_write(env_id, name):
 def test_stock_class_write_keeps_instance_writes_live(env_id):
     """On the stock class itself (restored afterwards): the finding's
     ``CartPoleEnv.gravity = 20.0`` then ``env.X = 5.0``."""
-    kind = _frontend.env_class(env_id).kind
-    ref_cls, our_cls = _gym_class(env_id), _frontend.env_class(env_id)
+    kind = _kinds.env_class(env_id).kind
+    ref_cls, our_cls = _gym_class(env_id), _kinds.env_class(env_id)
     name = next(n for n in _attributes.attributes(kind)
                 if not _attributes.is_switch(kind, n) and not n.startswith("_"))
     ref_saved = ref_cls.__dict__.get(name, None)
@@ -156,14 +156,14 @@ def test_stock_class_write_keeps_instance_writes_live(env_id):
 def test_subclass_body_values():
     """A subclass body's value of a live attribute is the class's value."""
     ref_cls = type("RefBody", (_gym_class("Acrobot-v1"),), {"LINK_MASS_1": 1.5, "dt": 0.1})
-    our_cls = type("OurBody", (_frontend.env_class("Acrobot-v1"),), {"LINK_MASS_1": 1.5,
+    our_cls = type("OurBody", (_kinds.env_class("Acrobot-v1"),), {"LINK_MASS_1": 1.5,
                                                                     "dt": 0.1})
     ref, ours = ref_cls(), our_cls()
     assert _run(ours) == _run(ref)
     ref.LINK_MASS_1 = ours.LINK_MASS_1 = 0.5
     assert _run(ours) == _run(ref)
     ref_c = type("RefBodyC", (_gym_class("CartPole-v1"),), {"gravity": 20.0})
-    our_c = type("OurBodyC", (_frontend.env_class("CartPole-v1"),), {"gravity": 20.0})
+    our_c = type("OurBodyC", (_kinds.env_class("CartPole-v1"),), {"gravity": 20.0})
     ref, ours = ref_c(), our_c()
     assert ours.gravity == ref.gravity and our_c.gravity == ref_c.gravity
     assert _run(ours) == _run(ref)

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import ccgym
-from ccgym import _core, _frontend, rendering
+from ccgym import _core, _frontend, _kinds, rendering
 from ccgym.vector import VectorEnv
 
 sb3 = pytest.importorskip("ccgym.sb3")
@@ -37,7 +37,7 @@ def test_every_id_form_names_the_same_env(env_id, form):
     assert _frontend.resolve_env_id(name) == env_id
     assert ccgym.make_vec(name, 2).env_id == env_id
     assert sb3.VecEnv(name, 2).env_id == env_id
-    assert rendering.kind_of(name) == _frontend.env_kind(env_id) == ccgym.make_vec(
+    assert rendering.kind_of(name) == _kinds.env_kind(env_id) == ccgym.make_vec(
         env_id, 1).batch.kind
 
 
@@ -167,7 +167,7 @@ BAD_OPTIONS = [
 
 @pytest.mark.parametrize(("env_id", "options"), BAD_OPTIONS, ids=[f"{e}-{o}" for e, o in BAD_OPTIONS])
 def test_bad_reset_options_are_the_same_error_everywhere(env_id, options):
-    cls = _frontend.env_class(env_id)
+    cls = _kinds.env_class(env_id)
     expected = _error(lambda: cls().reset(seed=0, options=options))
     assert _error(lambda: _frontend.parse_reset_bounds(cls.kind, options)) == expected
     assert _error(lambda: ccgym.make_vec(env_id, N).reset(options=options)) == expected
@@ -214,13 +214,13 @@ def test_close_leaves_every_front_end_usable(env_id):
     close() releases rendering resources only: each front end resets, steps
     and snapshots afterwards as a fresh one does. The error for a closed
     batch (Batch.closed, which no front end sets) is still the one message."""
-    single = _frontend.env_class(env_id)()
+    single = _kinds.env_class(env_id)()
     vector = ccgym.make_vec(env_id, N)
     venv = sb3.VecEnv(env_id, N)
     for env in (single, vector, venv):
         env.close()
     assert vector.closed and venv.closed
-    fresh_single = _frontend.env_class(env_id)()
+    fresh_single = _kinds.env_class(env_id)()
     fresh_vector = ccgym.make_vec(env_id, N)
     fresh_venv = sb3.VecEnv(env_id, N)
     assert np.array_equal(single.reset(seed=0)[0], fresh_single.reset(seed=0)[0])
@@ -243,7 +243,7 @@ def test_close_leaves_every_front_end_usable(env_id):
 def _params_of(env_id):
     from ccgym._params import PARAMS
 
-    return PARAMS[_frontend.env_class(env_id).kind]()
+    return PARAMS[_kinds.env_class(env_id).kind]()
 
 
 def test_not_reset_yet_is_gymnasiums_error():

@@ -503,7 +503,7 @@ def test_garbage_snapshots_never_crash_subprocess():
                         for t in range(5):
                             if mode == "Disabled" and env._core.any_pending():
                                 env.reset(options={"reset_mask": env._core.pending_reset.copy()})
-                            if ccgym._core.env_info(ccgym._frontend.env_class(env_id).kind).action_dim > 0:
+                            if ccgym._core.env_info(ccgym._kinds.env_class(env_id).kind).action_dim > 0:
                                 a = rng.uniform(-1e6, 1e6, (n, 1)).astype(np.float32)
                             else:
                                 a = rng.integers(0, 2, n)
@@ -521,7 +521,7 @@ def test_garbage_snapshots_never_crash_subprocess():
                         raw = v.view(np.uint8)
                         raw[...] = rng.integers(0, 256, raw.shape, dtype=np.uint8)
                 _load_garbage(single, snap, single.kind, rng, None)
-                a = np.array([0.5], np.float32) if ccgym._core.env_info(ccgym._frontend.env_class(env_id).kind).action_dim > 0 else 1
+                a = np.array([0.5], np.float32) if ccgym._core.env_info(ccgym._kinds.env_class(env_id).kind).action_dim > 0 else 1
                 for t in range(3):
                     try:
                         single.step(a)

@@ -25,7 +25,7 @@ import numpy as np
 import pytest
 
 import ccgym
-from ccgym import _attributes, _frontend
+from ccgym import _attributes, _kinds
 from reference import is_stock, reference_id
 
 
@@ -68,7 +68,7 @@ def pair(request):
 
 def test_new_kind_is_its_own_env(pair):
     new, old = pair
-    new_cls, old_cls = _frontend.env_class(new), _frontend.env_class(old)
+    new_cls, old_cls = _kinds.env_class(new), _kinds.env_class(old)
     assert new_cls.kind != old_cls.kind and new_cls.kind in ccgym._core.ENV_KINDS
     # A class of its own: none of the source's class's quirks come by inheritance.
     assert not issubclass(new_cls, old_cls) and not issubclass(old_cls, new_cls)
@@ -102,8 +102,8 @@ def test_single_env_steps_as_its_source(pair):
 
 def test_attributes_are_live_as_the_sources(pair):
     new, old = pair
-    kind = _frontend.env_class(new).kind
-    assert _attributes.attributes(kind) == _attributes.attributes(_frontend.env_class(old).kind)
+    kind = _kinds.env_class(new).kind
+    assert _attributes.attributes(kind) == _attributes.attributes(_kinds.env_class(old).kind)
     for name in _attributes.attributes(kind):
         if _attributes.is_switch(kind, name):
             continue

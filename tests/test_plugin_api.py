@@ -296,7 +296,7 @@ def test_stock_defs_state_gymnasiums_spaces(env_id):
     import gymnasium as gym
     from reference import reference_id
 
-    from ccgym._frontend import env_kind
+    from ccgym._kinds import env_kind
 
     import warnings
 

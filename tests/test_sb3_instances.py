@@ -35,7 +35,7 @@ PHYSICS = {"CartPole": "gravity", "MountainCar": "gravity", "MountainCarContinuo
 
 def _kind(env_id: str) -> str:
     """The stock kind env_id's env mirrors (itself for a stock id), PHYSICS's key."""
-    return reference_kind(ccgym._frontend.env_class(env_id).kind)
+    return reference_kind(ccgym._kinds.env_class(env_id).kind)
 
 
 def reference(env_id: str, n: int = N) -> DummyVecEnv:

@@ -543,10 +543,10 @@ def test_set_state_on_closed_env_restores():
 
 
 def _tag_fields(env_id: str) -> dict[str, tuple[int, ...]]:
-    from ccgym import _core, _frontend
+    from ccgym import _core, _kinds
 
     # The def's CCGYM_STATE_TAG fields (src/<env>.c), not a Python copy.
-    return _core.env_info(_frontend.env_class(env_id).kind).state_tags
+    return _core.env_info(_kinds.env_class(env_id).kind).state_tags
 
 
 @pytest.mark.parametrize("env_id", [i for i in ENV_IDS if _tag_fields(i)])
@@ -607,6 +607,6 @@ def test_vector_set_state_refuses_impossible_type_tags_whole(env_id):
     assert_same_outputs(roll(env, actions), roll(twin, actions))
 
 def _core_state_dtype(env_id: str) -> np.dtype:
-    from ccgym import _core, _frontend
+    from ccgym import _core, _kinds
 
-    return _core.env_info(_frontend.env_class(env_id).kind).state_dtype
+    return _core.env_info(_kinds.env_class(env_id).kind).state_dtype

@@ -56,10 +56,10 @@ def test_an_id_without_an_entry_takes_the_mirrored_ids(monkeypatch):
     """An id neither Gymnasium nor the Zoo knows, whose def mirrors
     Pendulum's class (as a scaffolded PendulumCopy-v1), takes Pendulum-v1's
     entries, not the Zoo's default."""
-    from ccgym import _frontend
+    from ccgym import _kinds
 
-    kind, real = _frontend.env_kind("Pendulum-v1"), _frontend.env_kind
-    monkeypatch.setattr(_frontend, "env_kind",
+    kind, real = _kinds.env_kind("Pendulum-v1"), _kinds.env_kind
+    monkeypatch.setattr(_kinds, "env_kind",
                         lambda i: kind if i == "PendulumCopy-v1" else real(i))
     assert train.zoo_id("PendulumCopy-v1") == "Pendulum-v1"
     for algo in ("ppo", "a2c", "sac", "td3"):

@@ -24,7 +24,7 @@ import numpy as np
 import pytest
 
 import ccgym
-from ccgym import _core, _frontend
+from ccgym import _core, _kinds
 
 try:
     import ccgym.sb3  # noqa: F401  (stable-baselines3 is an optional extra)
@@ -33,7 +33,7 @@ except ImportError:
     HAVE_SB3 = False
 
 # One id per kind (CartPole-v0 and -v1 share a def).
-IDS = list({_frontend.env_class(i).kind: i for i in ccgym.ENV_IDS}.values())
+IDS = list({_kinds.env_class(i).kind: i for i in ccgym.ENV_IDS}.values())
 
 
 def _values(default: float) -> list[tuple[str, Any]]:
@@ -57,7 +57,7 @@ def _values(default: float) -> list[tuple[str, Any]]:
 def _cases() -> list[Any]:
     out = []
     for env_id in IDS:
-        info = _core.env_info(_frontend.env_class(env_id).kind)
+        info = _core.env_info(_kinds.env_class(env_id).kind)
         for attr, field in info.attributes.items():
             if attr in info.switches or not (field in info.physics_fields
                                              or attr in info.keywords.values()):
@@ -68,7 +68,7 @@ def _cases() -> list[Any]:
 
 
 def _value(env_id: str, attr: str, label: str) -> Any:
-    info = _core.env_info(_frontend.env_class(env_id).kind)
+    info = _core.env_info(_kinds.env_class(env_id).kind)
     return dict(_values(info.param_defaults.get(info.attributes[attr], 1.0)))[label]
 
 
@@ -96,7 +96,7 @@ def _batched_extra(value: Any, e: BaseException) -> bool:
 @pytest.mark.parametrize("env_id, attr, label", _cases())
 def test_every_path_refuses_what_the_attribute_write_refuses(env_id, attr, label):
     value = _value(env_id, attr, label)
-    cls = _frontend.env_class(env_id)
+    cls = _kinds.env_class(env_id)
     info = _core.env_info(cls.kind)
     field = info.attributes[attr]
 

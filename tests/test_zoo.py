@@ -59,10 +59,10 @@ def test_a_new_id_gets_the_mirrored_ids_entries(monkeypatch):
     """An id neither Gymnasium nor the Zoo knows whose def mirrors Pendulum's
     class (as a scaffolded PendulumCopy-v1) gets ccgym/PendulumCopy-v1 =
     the Zoo's Pendulum-v1 entry, not nothing (the Zoo would use its default)."""
-    from ccgym import _frontend
+    from ccgym import _kinds
 
-    kind, real = _frontend.env_kind("Pendulum-v1"), _frontend.env_kind
-    monkeypatch.setattr(_frontend, "env_kind",
+    kind, real = _kinds.env_kind("Pendulum-v1"), _kinds.env_kind
+    monkeypatch.setattr(_kinds, "env_kind",
                         lambda i: kind if i == "PendulumCopy-v1" else real(i))
     monkeypatch.setattr(ccgym, "ENV_IDS", (*ccgym.ENV_IDS, "PendulumCopy-v1"))
     table, ref = ccgym.zoo.zoo_hyperparams("ppo"), zoo_yml("ppo")

@@ -105,12 +105,12 @@ def outcomes() -> list[tuple[str, str, str, str, str, str, str]]:
     """(env id, code, action, Gymnasium's outcome, ccgym's, ccgym's message,
     why) of every case: what the table shows (tests/test_known_differences.py
     checks that each is still a difference)."""
-    from ccgym import _frontend
+    from ccgym import _kinds
 
     out = []
     for env_id, code, action, why in CASES:
         r, _ = _outcome(_gym_class(env_id), code, action)
-        o, message = _outcome(_frontend.env_class(env_id), code, action)
+        o, message = _outcome(_kinds.env_class(env_id), code, action)
         out.append((env_id, code, action, r, o, message, why))
     return out
 

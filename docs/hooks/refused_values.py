@@ -35,9 +35,9 @@ STATE_TYPES = ["float64", "float32", "float16", "int64", "int32", "int16", "int8
 
 def _envs():
     """(kind, class, its attributes) of every env of the registry, from its def."""
-    from ccgym import _attributes, _core, _frontend
+    from ccgym import _attributes, _core, _kinds
 
-    return [(kind, _frontend.kind_class(kind), list(_attributes.attributes(kind)))
+    return [(kind, _kinds.kind_class(kind), list(_attributes.attributes(kind)))
             for kind in _core.ENV_KINDS]
 
 

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from ccgym import envs
 from ccgym._version import __version__
 from ccgym._frontend import InvalidAction, InvalidActionType, InvalidActionValue
-from ccgym._frontend import check_env_keywords
+from ccgym._kinds import check_env_keywords
 from ccgym._registration import ENV_IDS, ENV_SPECS, vector_class_name
 from ccgym._registration import register as _register
 from ccgym._plugins import register_c_env

@@ -524,7 +524,7 @@ def install(cls: type) -> type:
                 from ccgym._params import params
 
                 info = _core.env_info(kind)
-                defaults = _core.Batch(kind, 1, params(kind)).params_buffer.view(
+                defaults = _core.params_record(kind, params(kind)).view(
                     info.params_dtype)[0]
             default = face_of(kind, name, defaults[attributes(kind)[name]].item())
         setattr(cls, name, ParamAttribute(name, default))

@@ -661,6 +661,28 @@ def def_spaces(str kind):
     return _def_spaces(_env_def(kind))
 
 
+def params_record(str kind, dict params):
+    """The bytes (a uint8 array) of one C params struct of kind, as the def's
+    params_init makes it from ``params`` (every param field, a scalar): what a
+    Batch built with those params holds, without building one (default
+    attribute values, drawing a state that has no batch)."""
+    cdef const ccgym_env_def *d = _env_def(kind)
+    fields = PARAM_FIELDS[kind]
+    missing = [f for f in fields if f not in params]
+    if missing:
+        raise KeyError(f"missing {kind} parameters: {missing}")
+    values = np.array([params[f] for f in fields], dtype=np.float64)
+    if values.ndim != 1:
+        raise ValueError(f"{kind} params_record takes scalars")
+    cdef double[::1] v = values
+    cdef const double *vp = &v[0] if values.shape[0] else NULL
+    out = _aligned_zeros(max(<Py_ssize_t>d.params_size, 1))[:d.params_size]
+    cdef unsigned char[::1] o = out
+    if d.params_size:
+        d.params_init(&o[0], vp)
+    return out
+
+
 cdef tuple _def_spaces(const ccgym_env_def *d):
     return (_floats(d.obs_low, d.obs_dim), _floats(d.obs_high, d.obs_dim),
             _floats(d.action_low, d.action_dim), _floats(d.action_high, d.action_dim),

@@ -18,6 +18,7 @@ import gymnasium as gym
 import numpy as np
 
 from ccgym import _core
+from ccgym._registration import ENV_SPECS, load_plugins
 
 CLOSED = "the environment is closed"
 
@@ -28,88 +29,18 @@ def resolve_env_id(env_id: Any) -> str:
     """The ccgym id ("CartPole-v1") that ``env_id`` names: "CartPole-v1",
     "ccgym/CartPole-v1" or gym.make's module form "ccgym:ccgym/CartPole-v1".
     Anything else raises gymnasium.error.Error listing the valid ids."""
-    import ccgym
-
     short = env_id
     if isinstance(short, str):
         if short.startswith("ccgym:ccgym/"):
             short = short[len("ccgym:"):]
         if short.startswith("ccgym/"):
             short = short[len("ccgym/"):]
-        if short in ccgym.ENV_SPECS:
+        if short in ENV_SPECS:
             return short
-        from ccgym._registration import ENV_SPECS, load_plugins
-
         # An id of a package that declares ccgym envs and is not imported yet.
         if "/" in short and load_plugins() and short in ENV_SPECS:
             return short
-    raise gym.error.Error(f"ccgym has no env {env_id!r}; available: {', '.join(ccgym.ENV_IDS)}")
-
-
-def env_class(env_id: str) -> type:
-    """The single-env class (``ccgym.envs``, or the module its registry line
-    names) of a ccgym id."""
-    import ccgym
-
-    return getattr(ccgym.envs, ccgym.ENV_SPECS[resolve_env_id(env_id)][0])
-
-
-def kind_class(kind: str) -> type:
-    """The single-env class of an env kind (the first registered id's)."""
-    import ccgym
-
-    for env_id in ccgym.ENV_IDS:
-        cls = env_class(env_id)
-        if cls.kind == kind:
-            return cls
-    raise ValueError(f"no registered id runs the env kind {kind!r}")
-
-
-def env_kind(env_id: str) -> str:
-    """The C kernel ("CartPole", ...) of a ccgym id."""
-    return env_class(env_id).kind
-
-
-# -------------------------------------------------------- constructor checks
-
-def env_keywords(env_id: str, physics: bool = True) -> set[str]:
-    """The keywords of env_id's own: its single-env constructor's (a plugin's
-    CEnv: its def's keywords) and, with ``physics``, its physical parameters
-    (which a vector env takes per instance)."""
-    import inspect
-
-    from ccgym import _core
-    from ccgym._params import PHYSICS
-
-    cls = env_class(env_id)
-    names = set(PHYSICS[cls.kind]) if physics else set()
-    for name, param in inspect.signature(cls.__init__).parameters.items():
-        if param.kind is inspect.Parameter.VAR_KEYWORD:
-            names.update(_core.env_info(cls.kind).keywords)
-        elif name not in ("self", "render_mode"):
-            names.add(name)
-    return names
-
-
-def check_env_keywords(caller: str, env_id: str, env_kwargs: dict[str, Any],
-                       own: tuple[str, ...], physics: bool = True) -> None:
-    """TypeError in the caller's name for a keyword that is neither the
-    caller's own nor env_id's, with difflib's closest valid name: a typo such
-    as num_thread must not surface as the env class's __init__ refusing it."""
-    import difflib
-
-    unknown = [k for k in env_kwargs if k not in own]
-    if not unknown:
-        return
-    valid = env_keywords(resolve_env_id(env_id), physics)
-    for key in unknown:
-        if key not in valid:
-            close = difflib.get_close_matches(key, [*own, *sorted(valid)], n=1)
-            hint = f"; did you mean {close[0]!r}?" if close else ""
-            raise TypeError(
-                f"{caller}() got an unexpected keyword argument {key!r}{hint} ({caller}'s "
-                f"keywords: {', '.join(own)}; {resolve_env_id(env_id)}'s: "
-                f"{', '.join(sorted(valid))})")
+    raise gym.error.Error(f"ccgym has no env {env_id!r}; available: {', '.join(ENV_SPECS)}")
 
 
 def check_count(name: str, value: Any, minimum: int) -> int:
@@ -127,13 +58,11 @@ def check_batch_args(env_id: Any, num_envs: Any, num_threads: Any,
     """What every batched front end takes; returns (ccgym id, num_envs,
     num_threads, max_episode_steps), the last defaulting (None) to the id's
     registered limit."""
-    import ccgym
-
     short = resolve_env_id(env_id)
     num_envs = check_count("num_envs", num_envs, 1)
     num_threads = check_count("num_threads", num_threads, 1)
     if max_episode_steps is None:
-        max_episode_steps = ccgym.ENV_SPECS[short][1]
+        max_episode_steps = ENV_SPECS[short][1]
     if isinstance(max_episode_steps, bool) or not isinstance(
         max_episode_steps, (int, np.integer)
     ) or max_episode_steps < 0:

@@ -45,9 +45,8 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-import ccgym
-from ccgym import _core, _render
-from ccgym._frontend import env_kind
+from ccgym import _core, _registration, _render
+from ccgym._kinds import env_kind, of_kind
 
 __all__ = [
     "PixelObservation",
@@ -86,7 +85,7 @@ def kind_of(kind_or_id: str) -> str:
         return env_kind(kind_or_id)
     except gym.error.Error:
         raise ValueError(
-            f"no renderer for {kind_or_id!r}; expected one of {_core.ENV_KINDS} or {ccgym.ENV_IDS}"
+            f"no renderer for {kind_or_id!r}; expected one of {_core.ENV_KINDS} or {tuple(_registration.ENV_SPECS)}"
         ) from None
 
 
@@ -241,8 +240,7 @@ def asset_icon(name: str, max_size: int) -> _render.Icon | None:
 
 def _icon(kind: str) -> _render.Icon | None:
     """The icon a kind's frames draw (None for most)."""
-    icon = _env_class(kind)._render_icon
-    return icon() if icon is not None else None
+    return of_kind(kind).icon
 
 
 # ------------------------------------------------------------ batch rendering
@@ -254,15 +252,8 @@ def _buffers(kind: str, source: Any, params_buffer: np.ndarray | None):
         return source.state_buffer, (source.params_buffer if params_buffer is None
                                      else params_buffer)
     if params_buffer is None:
-        params_buffer = _default_params(kind)
+        params_buffer = of_kind(kind).default_params
     return source, params_buffer
-
-
-@functools.lru_cache(maxsize=None)
-def _default_params(kind: str) -> np.ndarray:
-    from ccgym._params import PARAMS
-
-    return _core.Batch(kind, 1, PARAMS[kind]()).params_buffer
 
 
 def _count(kind: str, state_buffer: np.ndarray, indices: Any) -> tuple[np.ndarray | None, int]:
@@ -330,17 +321,6 @@ def render_pixels(kind: str, source: Any, indices: Any = None,
                           num_threads)
 
 
-def _env_class(kind: str) -> type:
-    """The single-env class of a kind."""
-    from ccgym._frontend import kind_class
-
-    return kind_class(kind)
-
-
-def _state_dtype(kind: str) -> np.dtype:
-    return _env_class(kind)._state_dtype
-
-
 def states_from_observations(kind: str, obs: np.ndarray, last_u: Any = None) -> np.ndarray:
     """C state bytes (a ``state_buffer``) that draw as observations ``obs``
     (n, obs_dim) do: angles come back through atan2 (each env class's
@@ -350,9 +330,9 @@ def states_from_observations(kind: str, obs: np.ndarray, last_u: Any = None) -> 
     obs = np.asarray(obs, dtype=np.float64)
     if obs.ndim == 1:
         obs = obs[None]
-    cls = _env_class(kind)
-    st = np.zeros(len(obs), dtype=cls._state_dtype)
-    cls._states_from_observations(st, obs, last_u)
+    desc = of_kind(kind)
+    st = np.zeros(len(obs), dtype=desc.state_dtype)
+    desc.states_from_observations(st, obs, last_u)
     return st.view(np.uint8).reshape(-1)
 
 
@@ -500,7 +480,7 @@ class VectorPixelObservation(gym.vector.VectorWrapper):
         if len(idx):
             obs = np.stack([final_obs[i] for i in idx])
             last_u = None
-            if _env_class(self._kind)._render_icon and self._actions is not None:
+            if of_kind(self._kind).has_icon and self._actions is not None:
                 last_u = np.asarray(self._actions, dtype=np.float32).reshape(-1)[idx]
             params = self.env.unwrapped.batch.params_buffer
             frames = render_observations(self._kind, obs, last_u, self.shape, self.grayscale,

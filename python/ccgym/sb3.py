@@ -41,16 +41,15 @@ from ccgym._frontend import (
     apply_seeds,
     batch_seeds,
     check_batch_args,
-    check_env_keywords,
     check_render_mode,
     check_seed,
-    env_class,
     index_mask,
     parse_reset_options,
     reset_needed,
     resolve_env_id,
     set_action_errors,
 )
+from ccgym._kinds import check_env_keywords, env_class
 from ccgym._params import (
     PHYSICS,
     batch_params,

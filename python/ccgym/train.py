@@ -26,10 +26,10 @@ DISCRETE_ONLY = {"dqn"}
 CONTINUOUS_ONLY = {"sac", "td3"}
 def _continuous_ids() -> frozenset[str]:
     """The ids whose env takes continuous actions (action_dim > 0 in its def)."""
-    from ccgym import _core, _frontend
+    from ccgym import _core, _kinds
     from ccgym._registration import ENV_IDS
 
-    return frozenset(i for i in ENV_IDS if _core.env_info(_frontend.env_kind(i)).action_dim)
+    return frozenset(i for i in ENV_IDS if _core.env_info(_kinds.env_kind(i)).action_dim)
 
 
 CONTINUOUS_ENVS = _continuous_ids()
@@ -141,7 +141,7 @@ def prepare(env_id: str, algo: str, hp: dict[str, Any] | None = None) -> dict[st
         )
 
         from ccgym import _core
-        from ccgym._frontend import env_kind
+        from ccgym._kinds import env_kind
 
         dim = _core.env_info(env_kind(env_id)).action_dim
         noise_type = noise_type.strip()

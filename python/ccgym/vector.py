@@ -27,14 +27,18 @@ from ccgym._frontend import (
     check_batch_args,
     check_render_mode,
     check_snapshot,
-    env_class,
     parse_reset_options,
     reset_needed,
     set_action_errors,
     warn_no_render_mode,
 )
+from ccgym._kinds import check_env_keywords, of_id
 from ccgym._params import PHYSICS, batch_params, integer_operand, physics_value
 from ccgym._registration import ENV_IDS, gym_id, vector_class_name
+
+# VectorEnv's own keywords (a misspelled one gets a did-you-mean).
+VECTOR_KEYWORDS = ("max_episode_steps", "autoreset_mode", "num_threads", "copy",
+                   "episode_statistics", "stats_buffer_length", "render_mode", "precision")
 
 __all__ = ["DoneStepError", "VectorEnv"]  # + one subclass per id, e.g. CartPole_v1 (see the end)
 
@@ -149,14 +153,23 @@ class VectorEnv(gym.vector.VectorEnv):
             raise ValueError(
                 'render_mode="human" is not supported by ccgym\'s vector env: make it with '
                 'render_mode="rgb_array" and wrap it in gymnasium.wrappers.vector.HumanRendering')
-        single_cls = self._single_cls = env_class(self.env_id)
-        kind = self._kind = single_cls.kind
+        # The id's facts come from its Kind (ccgym._kinds): no single env is
+        # built, and the one C batch is this env's.
+        desc = self._desc = of_id(self.env_id)
+        kind = self._kind = desc.name
+        check_env_keywords("VectorEnv", self.env_id, env_kwargs, VECTOR_KEYWORDS)
         physics = {k: physics_value(kind, k, v, int(num_envs))
                    for k, v in env_kwargs.items() if k in PHYSICS[kind]}
         gym_kwargs = {k: v for k, v in env_kwargs.items() if k not in PHYSICS[kind]}
-        # One single env gives the spaces and metadata, and checks the other
-        # kwargs and render_mode exactly as the single-env constructor does.
-        proto = single_cls(render_mode=render_mode, **gym_kwargs)
+        # Class-level values (Gymnasium's class attributes: Acrobot's
+        # MAX_VEL_1 = ..., say) shape the spaces a single env's __init__
+        # builds: only then is one built, for its spaces.
+        if getattr(desc.env_class, "_ccgym_class_values", False):
+            proto = desc.env_class(render_mode=render_mode, **gym_kwargs)
+            single_spaces = proto.observation_space, proto.action_space
+            proto.close()
+        else:
+            single_spaces = desc.spaces()
         self._physics = {**PHYSICS[kind], **physics}
         params = {**batch_params(kind, gym_kwargs), **self._physics}
         # Thread safety: the core's guard. step is one core call; reset,
@@ -183,15 +196,13 @@ class VectorEnv(gym.vector.VectorEnv):
         self.render_mode = render_mode
         self.metadata = {
             "render_modes": ["rgb_array"],
-            "render_fps": proto.metadata["render_fps"],
+            "render_fps": desc.metadata["render_fps"],
             "autoreset_mode": mode,
         }
-        self.single_observation_space = proto.observation_space
-        self.single_action_space = proto.action_space
+        self.single_observation_space, self.single_action_space = single_spaces
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self.env_kwargs = dict(env_kwargs)
-        proto.close()
 
         self._stats_buffer_length = stats_buffer_length
         self.episode_statistics = bool(episode_statistics)
@@ -305,7 +316,7 @@ class VectorEnv(gym.vector.VectorEnv):
         (4, num_envs) array sets the state the next step starts from. Unlike
         Gymnasium's, which builds a new array each step, a view kept across
         steps follows the env."""
-        if not self._single_cls._vector_state:
+        if not self._desc.vector_state:
             raise AttributeError(f"{type(self).__name__!r} of {self.env_id} has no attribute "
                                  "'state' (CartPole's vector env has one, as Gymnasium's)")
         if not self._core.has_reset:
@@ -314,7 +325,7 @@ class VectorEnv(gym.vector.VectorEnv):
 
     @state.setter
     def state(self, value: Any) -> None:
-        if not self._single_cls._vector_state:
+        if not self._desc.vector_state:
             raise AttributeError(f"cannot set 'state' of a {self.env_id} vector env")
         self._core.exclusive(self._set_state_matrix, value)
 
@@ -323,7 +334,7 @@ class VectorEnv(gym.vector.VectorEnv):
         """CartPole only, as ``CartPoleVectorEnv.prev_done``: which instances
         ended on the last step and are reset by the next (NEXT_STEP mode), a
         bool array (read-only: a new one on each read)."""
-        if not self._single_cls._vector_state:
+        if not self._desc.vector_state:
             raise AttributeError(f"{type(self).__name__!r} of {self.env_id} has no attribute "
                                  "'prev_done'")
         done = np.array(self._core.pending_reset, dtype=np.bool_)

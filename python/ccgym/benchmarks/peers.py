@@ -37,9 +37,9 @@ _PEER_MODULES = {SB3_DUMMY: ("stable_baselines3",), ENVPOOL: ("envpool",),
 def has_fast(env_id: str) -> bool:
     """Whether the id's precision="fast" has kernels of its own (its def's
     fast variant; MountainCar's is the exact one)."""
-    from ccgym import _core, _frontend
+    from ccgym import _core, _kinds
 
-    return _core.env_info(_frontend.env_kind(env_id)).has_fast
+    return _core.env_info(_kinds.env_kind(env_id)).has_fast
 
 
 def gym_has(env_id: str) -> bool:
@@ -117,10 +117,10 @@ def ccgym_vector_factory(env_id: str, n: int, threads: int, copy: bool = True,
 def has_exact_lanes(env_id: str) -> bool:
     """Whether env_id's exact step runs in exact math's SIMD lanes here (then
     the bench adds a CC_VEC_LIBM row beside the exact one)."""
-    from ccgym import _core, _frontend
+    from ccgym import _core, _kinds
 
     return (_core.exact_math()["kernels"]
-            and _frontend.env_kind(env_id) in _core.exact_lanes_kinds())
+            and _kinds.env_kind(env_id) in _core.exact_lanes_kinds())
 
 
 def ccgym_libm_vector_factory(env_id: str, n: int, threads: int) -> Factory:
@@ -252,16 +252,17 @@ def ceiling_state_pool(env_id: str, n: int) -> np.ndarray:
     slow it down; and one snapshot alone is one phase of a fleet that
     started together. (The ceiling resets a terminated instance itself.)"""
     import ccgym
+    from ccgym import _kinds
 
     pool = n * -(-CEILING_POOL // n)
     envs = ccgym.make_vec(env_id, num_envs=pool)
     envs.reset(seed=0)
     actions = draw_actions(envs.action_space)
     kind = envs.batch.kind
-    cls = getattr(ccgym.envs, ccgym.ENV_SPECS[env_id][0])
-    snapshot = cls._ceiling_state
+    desc = _kinds.of_id(env_id)
+    snapshot = desc.ceiling_state
     every = -(-ccgym.ENV_SPECS[env_id][1] // CEILING_SNAPSHOTS)
-    view = envs.batch.state_view(cls._state_dtype)
+    view = envs.batch.state_view(desc.state_dtype)
     snapshots = []
     for i in range(1, CEILING_SNAPSHOTS * every + 1):
         envs.step(actions[i % len(actions)])

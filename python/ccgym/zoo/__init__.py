@@ -50,11 +50,11 @@ def zoo_id(env_id: str) -> str:
     single such id."""
     import gymnasium as gym
 
-    from ccgym import _core, _frontend
+    from ccgym import _core, _kinds
 
     if env_id in gym.registry:
         return env_id
-    gym_class = _core.env_info(_frontend.env_kind(env_id)).gym_class
+    gym_class = _core.env_info(_kinds.env_kind(env_id)).gym_class
     version = env_id.rpartition("-")[2]
     found = [gid for gid, spec in gym.registry.items()
              if "/" not in gid and isinstance(spec.entry_point, str)
