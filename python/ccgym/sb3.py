@@ -49,7 +49,7 @@ from ccgym._frontend import (
     resolve_env_id,
     set_action_errors,
 )
-from ccgym._kinds import check_env_keywords, env_class
+from ccgym._kinds import check_env_keywords, env_class, of_id
 from ccgym._params import (
     PHYSICS,
     batch_params,
@@ -113,21 +113,14 @@ class VecEnv(_SB3VecEnv):
         # did-you-mean, not the env class's that the user did not call.
         check_env_keywords("VecEnv", self.env_id, env_kwargs,
                            ("max_episode_steps", "num_threads", "render_mode"), physics=False)
-        # A gym.make'd single env: validates kwargs and render_mode as
-        # gym.make does, and answers get_attr for shared attributes
-        # (spec, metadata, spaces, render_mode). It is never stepped.
-        single_cls = env_class(self.env_id)
-        check_render_mode(render_mode, single_cls.metadata["render_modes"])
-        if max_episode_steps:
-            with warnings.catch_warnings():
-                # gym.make's "CartPole-v0 is out of date": ccgym's vector envs do not warn.
-                warnings.simplefilter("ignore", DeprecationWarning)
-                self._proto = gym.make(
-                    gym_id(self.env_id), max_episode_steps=int(max_episode_steps),
-                    render_mode=render_mode, disable_env_checker=True, **env_kwargs,
-                )
-        else:  # no time limit: the raw env, as gym.make cannot leave TimeLimit out
-            self._proto = single_cls(render_mode=render_mode, **env_kwargs)
+        # The id's facts come from its Kind (ccgym._kinds); the gym.make'd
+        # single env that answers get_attr for shared attributes (spec,
+        # metadata, spaces, render_mode) is made on first use (_proto).
+        desc = of_id(self.env_id)
+        single_cls = desc.env_class
+        check_render_mode(render_mode, desc.metadata["render_modes"])
+        self._render_mode_arg = render_mode
+        self._proto_env: gym.Env | None = None
         self._kind = single_cls.kind
         self.env_kwargs = dict(env_kwargs)
         self.max_episode_steps = int(max_episode_steps)
@@ -157,9 +150,13 @@ class VecEnv(_SB3VecEnv):
         self._actions: Any = None
         self._viewer = None
         self.closed = False
-        super().__init__(int(num_envs), self._proto.observation_space, self._proto.action_space)
-        self.metadata = self._proto.metadata
-        self._render_mode_arg = render_mode
+        # Class-level values (Gymnasium's class attributes) shape the spaces
+        # the single env's __init__ builds: then they are the proto's.
+        obs_space, act_space = (
+            (self._proto.observation_space, self._proto.action_space)
+            if getattr(single_cls, "_ccgym_class_values", False) else desc.spaces())
+        super().__init__(int(num_envs), obs_space, act_space)
+        self.metadata = desc.metadata
 
     # ------------------------------------------------------------- stepping
     def reset(self) -> VecEnvObs:
@@ -236,7 +233,8 @@ class VecEnv(_SB3VecEnv):
         viewer, self._viewer = self._viewer, None
         if viewer is not None:
             viewer.close()
-        self._proto.close()
+        if self._proto_env is not None:
+            self._proto_env.close()
         self.closed = True
 
     # ------------------------------------------------------------ rendering
@@ -334,6 +332,24 @@ class VecEnv(_SB3VecEnv):
                 continue
             out.append(m.env.get_wrapper_attr(attr_name))
         return out
+
+    @property
+    def _proto(self) -> gym.Env:
+        """A gym.make'd single env of this id and keywords (never stepped):
+        what every instance without a mirror answers for a shared attribute."""
+        if self._proto_env is None:
+            if self.max_episode_steps:
+                with warnings.catch_warnings():
+                    # gym.make's "CartPole-v0 is out of date": ccgym's vector envs do not warn.
+                    warnings.simplefilter("ignore", DeprecationWarning)
+                    self._proto_env = gym.make(
+                        gym_id(self.env_id), max_episode_steps=self.max_episode_steps,
+                        render_mode=self._render_mode_arg, disable_env_checker=True,
+                        **self.env_kwargs)
+            else:  # no time limit: the raw env, as gym.make cannot leave TimeLimit out
+                self._proto_env = of_id(self.env_id).env_class(
+                    render_mode=self._render_mode_arg, **self.env_kwargs)
+        return self._proto_env
 
     def _proto_attr(self, name: str) -> Any:
         """What every instance without a mirror answers for name, or
