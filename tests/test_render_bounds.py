@@ -72,7 +72,7 @@ import json, sys, warnings
 warnings.simplefilter("ignore")
 import numpy as np
 import ccgym
-from ccgym import rendering
+from ccgym import _core, rendering
 
 env_id, cases, raw_defaults = json.load(sys.stdin)
 kind = rendering.kind_of(env_id)
@@ -84,7 +84,7 @@ physics = {k: np.array([c.get("physics", {}).get(k, base[k]) for c in cases]) fo
 venv = ccgym.make_vec(env_id, num_envs=n, render_mode="rgb_array", **physics)
 venv.reset(seed=0)
 snap = venv.get_state()
-states = snap["state_buffer"].view(rendering._state_dtype(kind))
+states = snap["state_buffer"].view(_core.state_dtype(kind))
 for i, c in enumerate(cases):
     for k, v in c.get("state", {}).items():
         if k in states.dtype.names:
@@ -272,7 +272,7 @@ def _pygame_pair(env_id: str, state: np.ndarray, physics: dict):
     venv.reset(seed=0)
     kind = rendering.kind_of(env_id)
     snap = venv.get_state()
-    view = snap["state_buffer"].view(rendering._state_dtype(kind))
+    view = snap["state_buffer"].view(_core.state_dtype(kind))
     if kind == "Acrobot":
         view[0]["s"] = state
     elif kind == "CartPole":

@@ -59,12 +59,12 @@ def test_a_new_id_gets_the_mirrored_ids_entries(monkeypatch):
     """An id neither Gymnasium nor the Zoo knows whose def mirrors Pendulum's
     class (as a scaffolded PendulumCopy-v1) gets ccgym/PendulumCopy-v1 =
     the Zoo's Pendulum-v1 entry, not nothing (the Zoo would use its default)."""
-    from ccgym import _kinds
+    from ccgym import _kinds, _registration
 
     kind, real = _kinds.env_kind("Pendulum-v1"), _kinds.env_kind
     monkeypatch.setattr(_kinds, "env_kind",
                         lambda i: kind if i == "PendulumCopy-v1" else real(i))
-    monkeypatch.setattr(ccgym, "ENV_IDS", (*ccgym.ENV_IDS, "PendulumCopy-v1"))
+    monkeypatch.setattr(_registration, "ENV_IDS", (*ccgym.ENV_IDS, "PendulumCopy-v1"))
     table, ref = ccgym.zoo.zoo_hyperparams("ppo"), zoo_yml("ppo")
     assert "PendulumCopy-v1" not in ref and ref["Pendulum-v1"] != ref.get("default")
     assert table["ccgym/PendulumCopy-v1"] == ref["Pendulum-v1"]

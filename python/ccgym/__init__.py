@@ -23,64 +23,34 @@ The documentation (``docs/`` in the source tree) has a page per front end.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any
 
 from ccgym import envs
-from ccgym._version import __version__
 from ccgym._frontend import InvalidAction, InvalidActionType, InvalidActionValue
-from ccgym._kinds import check_env_keywords
-from ccgym._registration import ENV_IDS, ENV_SPECS, vector_class_name
-from ccgym._registration import register as _register
 from ccgym._plugins import register_c_env
+from ccgym._registration import ENV_SPECS, vector_class_name
+from ccgym._registration import register as _register
+from ccgym._version import __version__
 # Every registered env's single-env class (ccgym.envs.__all__, from the
 # registry lines; type checkers see ccgym.envs's re-exports).
 from ccgym.envs import *  # noqa: F403
-
+from ccgym.vector import make_vec
 
 # The ids and their registration live in ccgym._registration (string entry
 # points only), which the startup hook _ccgym_autoregister also runs in
 # processes that never import ccgym; registering is idempotent.
 _register()
 
-
-if TYPE_CHECKING:
-    from gymnasium.vector import AutoresetMode
-
-    from ccgym.vector import VectorEnv
-
-
-def make_vec(
-    env_id: str,
-    num_envs: int = 1,
-    *,
-    max_episode_steps: int | None = None,
-    autoreset_mode: str | AutoresetMode = "NextStep",
-    num_threads: int = 1,
-    copy: bool = True,
-    episode_statistics: bool = False,
-    stats_buffer_length: int = 100,
-    render_mode: str | None = None,
-    precision: Literal["exact", "fast"] = "exact",
-    **env_kwargs: Any,
-) -> VectorEnv:
-    """A native :class:`ccgym.vector.VectorEnv` of ``num_envs`` instances of
-    ``env_id`` ("CartPole-v1" or "ccgym/CartPole-v1"); the keywords are
-    :class:`ccgym.vector.VectorEnv`'s. ``env_kwargs`` are the env's own: its
-    constructor's keywords and its physical parameters (a scalar, or one value
-    per instance). Any other keyword raises TypeError naming the closest
-    valid one."""
-    from ccgym.vector import VectorEnv
-
-    check_env_keywords("make_vec", env_id, env_kwargs, _MAKE_VEC_KEYWORDS)
-    return VectorEnv(env_id, num_envs, max_episode_steps=max_episode_steps,
-                     autoreset_mode=autoreset_mode, num_threads=num_threads, copy=copy,
-                     episode_statistics=episode_statistics,
-                     stats_buffer_length=stats_buffer_length, render_mode=render_mode,
-                     precision=precision, **env_kwargs)
+#: Every registered ccgym id: the stock ids, then each plugin's
+#: (:func:`register_c_env`), in the order registered. Read from the registry
+#: each time (module ``__getattr__``), so it includes ids registered later.
+ENV_IDS: tuple[str, ...]
 
 
-_MAKE_VEC_KEYWORDS = ("max_episode_steps", "autoreset_mode", "num_threads", "copy",
-                      "episode_statistics", "stats_buffer_length", "render_mode", "precision")
+def __getattr__(name: str) -> Any:
+    if name == "ENV_IDS":
+        return tuple(ENV_SPECS)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def get_include() -> str:
@@ -113,8 +83,8 @@ __all__ += envs.__all__
 
 # Names this module imports only for its annotations (typing's, the future
 # import): not part of the package's face, so dir(ccgym) leaves them out.
-_ANNOTATION_ONLY = frozenset({"annotations", "Any", "Literal", "TYPE_CHECKING"})
+_ANNOTATION_ONLY = frozenset({"annotations", "Any"})
 
 
 def __dir__() -> list[str]:
-    return sorted(name for name in globals() if name not in _ANNOTATION_ONLY)
+    return sorted({"ENV_IDS", *(name for name in globals() if name not in _ANNOTATION_ONLY)})

@@ -504,29 +504,24 @@ def face_of(kind: str, name: str, c_value: Any) -> Any:
     return int(c_value) if has_class(kind, name, "int_default") else float(c_value)
 
 
-def install(cls: type) -> type:
+def install(cls: type, defaults: np.ndarray) -> type:
     """Makes every Gymnasium attribute of cls.kind a ParamAttribute of cls.
     One that Gymnasium's class body defines (CCGYM_ATTR_CLASS_LEVEL, as
     Acrobot's constants) gets the def's default as its class-level value,
-    unless cls's own body gives one. Sets cls.metadata from the def too,
-    unless cls's own body gives it."""
+    read from ``defaults`` (the bytes of the C params struct with every
+    default: ccgym._params.default_params), unless cls's own body gives one.
+    Sets cls.metadata from the def too, unless cls's own body gives it."""
     kind = cls.kind
     if "metadata" not in cls.__dict__:
         cls.metadata = {"render_modes": ["human", "rgb_array"],
                         "render_fps": _core.def_spaces(kind)[4] or 30}
-    defaults = None
+    record = defaults.view(_core.env_info(kind).params_dtype)[0]
     for name in attributes(kind):
         default = cls.__dict__.get(name)
         if isinstance(default, property):
             default = None
         if default is None and has_class(kind, name, "class_level"):
-            if defaults is None:
-                from ccgym._params import params
-
-                info = _core.env_info(kind)
-                defaults = _core.params_record(kind, params(kind)).view(
-                    info.params_dtype)[0]
-            default = face_of(kind, name, defaults[attributes(kind)[name]].item())
+            default = face_of(kind, name, record[attributes(kind)[name]].item())
         setattr(cls, name, ParamAttribute(name, default))
     return cls
 

@@ -441,4 +441,4 @@ AcrobotEnv._noise_slots = _float64_slots(  # type: ignore[assignment]
 AcrobotEnv.__module__ = "ccgym.envs"  # its public home (ccgym.envs.__getattr__ loads it)
 # Gymnasium's physical constants and thresholds: live attributes over the
 # C params (ccgym._attributes).
-_attributes.install(AcrobotEnv)
+_attributes.install(AcrobotEnv, _params.default_params(AcrobotEnv.kind))

@@ -133,4 +133,4 @@ class CartPoleEnv(_DiscreteEnv):
 CartPoleEnv.__module__ = "ccgym.envs"  # its public home (ccgym.envs.__getattr__ loads it)
 # Gymnasium's physical constants and thresholds: live attributes over the
 # C params (ccgym._attributes).
-_attributes.install(CartPoleEnv)
+_attributes.install(CartPoleEnv, _params.default_params(CartPoleEnv.kind))

@@ -228,4 +228,4 @@ class MountainCarEnv(_Hill, _DiscreteEnv):
 MountainCarEnv.__module__ = "ccgym.envs"  # its public home (ccgym.envs.__getattr__ loads it)
 # Gymnasium's physical constants and thresholds: live attributes over the
 # C params (ccgym._attributes).
-_attributes.install(MountainCarEnv)
+_attributes.install(MountainCarEnv, _params.default_params(MountainCarEnv.kind))

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from ccgym import _attributes, _core
+from ccgym import _attributes, _core, _params
 from ccgym._env_mountain_car import _check_position, _Hill
 from ccgym._single_env import (
     _ContinuousEnv,
@@ -106,4 +106,4 @@ class Continuous_MountainCarEnv(_Hill, _ContinuousEnv):  # noqa: N801 (Gymnasium
 Continuous_MountainCarEnv.__module__ = "ccgym.envs"  # its public home (ccgym.envs.__getattr__ loads it)
 # Gymnasium's physical constants and thresholds: live attributes over the
 # C params (ccgym._attributes).
-_attributes.install(Continuous_MountainCarEnv)
+_attributes.install(Continuous_MountainCarEnv, _params.default_params(Continuous_MountainCarEnv.kind))

@@ -17,6 +17,7 @@ from ccgym import _attributes, _core, _params
 from ccgym._single_env import (
     _ContinuousEnv,
 )
+from ccgym.rendering import asset_icon
 
 __all__ = ["PendulumEnv"]
 
@@ -49,8 +50,6 @@ class PendulumEnv(_ContinuousEnv):
         ``int(scale * |last_u| / 2)`` pixels square and mirrored by the
         torque's sign, with ``scale = screen_dim / (bound * 2)`` in float32:
         every size 0..113 a torque in [-2, 2] can ask for."""
-        from ccgym.rendering import asset_icon
-
         scale = np.float32(500 / 4.4)
         return asset_icon("clockwise.png", int(scale * np.float32(2.0) / np.float32(2)))
 
@@ -153,4 +152,4 @@ class PendulumEnv(_ContinuousEnv):
 PendulumEnv.__module__ = "ccgym.envs"  # its public home (ccgym.envs.__getattr__ loads it)
 # Gymnasium's physical constants and thresholds: live attributes over the
 # C params (ccgym._attributes).
-_attributes.install(PendulumEnv)
+_attributes.install(PendulumEnv, _params.default_params(PendulumEnv.kind))

@@ -1,7 +1,9 @@
 """The descriptor layer: the one place that maps a ccgym id to its env kind
 and the kind's facts.
 
-A :class:`Kind` is what a front end needs to know about an env without
+Below the env classes: a kind's class is loaded by the module name its
+registry line gives (ccgym._registration), so the single-env machinery, the
+env modules and rendering can import this module. A :class:`Kind` is what a front end needs to know about an env without
 building one: its spaces, metadata, physics defaults, constructor keywords,
 state layout, default C params, render facts and the env's own hooks (which
 its single-env class declares, in the env's own module). The vector env, the
@@ -14,17 +16,17 @@ from __future__ import annotations
 
 import difflib
 import functools
+import importlib
 import inspect
 from typing import Any, Callable
 
 import numpy as np
 from gymnasium import spaces
 
-from ccgym import _core, envs
+from ccgym import _core
 from ccgym._frontend import resolve_env_id
-from ccgym._params import PARAMS, PHYSICS
+from ccgym._params import PHYSICS, default_params
 from ccgym._registration import ENV_SPECS
-from ccgym._single_env import _def_spaces
 
 
 class Kind:
@@ -58,7 +60,7 @@ class Kind:
     def spaces(self) -> tuple[spaces.Box, spaces.Space]:
         """Fresh observation and action spaces from the def, as the single
         env builds them (fresh: seeding one env's spaces seeds no other's)."""
-        return _def_spaces(self.name)
+        return def_spaces(self.name)
 
     @functools.cached_property
     def keywords(self) -> frozenset[str]:
@@ -75,7 +77,7 @@ class Kind:
     @functools.cached_property
     def default_params(self) -> np.ndarray:
         """The bytes of the C params struct with every default (no Batch built)."""
-        return _core.params_record(self.name, PARAMS[self.name]())
+        return default_params(self.name)
 
     @functools.cached_property
     def icon(self) -> Any:
@@ -95,6 +97,25 @@ _BY_KIND: dict[str, Kind] = {}
 _BY_ID: dict[str, Kind] = {}
 
 
+def _registered_class(env_id: str) -> type:
+    """The class an id's registry line names: its module (a string, loaded on
+    first use, as Gymnasium loads an entry point) and the class in it."""
+    name, _, _, module = ENV_SPECS[env_id]
+    return getattr(importlib.import_module(module), name)
+
+
+def def_spaces(kind: str) -> tuple[spaces.Box, spaces.Space]:
+    """The observation and action spaces of kind's def, as Gymnasium builds
+    its: float32 Boxes over the def's bounds (bit for bit Gymnasium's, which
+    tests/test_plugin_api.py checks), Discrete(n_actions) for a discrete
+    action. Every single-env class takes its spaces from here."""
+    obs_low, obs_high, act_low, act_high, _ = _core.def_spaces(kind)
+    observation_space = spaces.Box(obs_low, obs_high, dtype=np.float32)
+    if act_low is None:
+        return observation_space, spaces.Discrete(_core.env_info(kind).n_actions)
+    return observation_space, spaces.Box(act_low, act_high, dtype=np.float32)
+
+
 def env_class(env_id: str) -> type:
     """The single-env class (``ccgym.envs``, or the module its registry line
     names) of a ccgym id."""
@@ -109,7 +130,7 @@ def of_id(env_id: str) -> Kind:
         short = resolve_env_id(env_id)
         kind = _BY_ID.get(short)
         if kind is None:
-            cls = getattr(envs, ENV_SPECS[short][0])
+            cls = _registered_class(short)
             kind = _BY_KIND.get(cls.kind)
             if kind is None or kind.env_class is not cls:
                 kind = _BY_KIND[cls.kind] = Kind(cls.kind, cls)
@@ -124,7 +145,7 @@ def of_kind(name: str) -> Kind:
     if kind is not None:
         return kind
     for env_id in tuple(ENV_SPECS):  # the registry's order (a plugin's ids last)
-        if getattr(envs, ENV_SPECS[env_id][0]).kind == name:
+        if _registered_class(env_id).kind == name:
             return of_id(env_id)
     raise ValueError(f"no registered id runs the env kind {name!r}")
 

@@ -50,6 +50,13 @@ def params(kind: str, **keywords: Any) -> dict[str, Any]:
     return out
 
 
+@functools.cache
+def default_params(kind: str) -> np.ndarray:
+    """The bytes of kind's C params struct with every default (params(kind)),
+    made by the def's params_init without a Batch (once per kind)."""
+    return _core.params_record(kind, params(kind))
+
+
 def keyword_defaults(kind: str) -> dict[str, Any]:
     """Each constructor keyword of kind (see :func:`params`) with Gymnasium's
     default, of Gymnasium's Python type (a switch as the value that gives

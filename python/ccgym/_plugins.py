@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from ccgym import _core, _registration
+from ccgym import _attributes, _core, _registration, envs, vector
 
 # capsule -> kind, for the capsules registered (one def may get several ids).
 _REGISTERED: list[tuple[Any, str]] = []
@@ -75,8 +75,6 @@ def register_c_env(module_or_capsule: Any, *, id: str, max_episode_steps: int | 
     refused leaves nothing registered."""
     import gymnasium as gym
 
-    import ccgym
-    from ccgym import envs, vector
 
     if isinstance(module_or_capsule, types.ModuleType):
         if not hasattr(module_or_capsule, "env_def"):
@@ -115,13 +113,13 @@ def register_c_env(module_or_capsule: Any, *, id: str, max_episode_steps: int | 
                                    module_name or "ccgym.envs")
     try:
         setattr(vector, vcls.__name__, vcls)
-        _registration.ENV_IDS = ccgym.ENV_IDS = tuple(_registration.ENV_SPECS)
+        _registration.ENV_IDS = tuple(_registration.ENV_SPECS)
         gym.register(id=id, entry_point=f"{module_name or 'ccgym.envs'}:{name}",
                      vector_entry_point=f"ccgym.vector:{vcls.__name__}",
                      max_episode_steps=max_episode_steps, reward_threshold=reward_threshold)
     except BaseException:  # (checked above: not expected) the id is all or nothing
         del _registration.ENV_SPECS[id]
-        _registration.ENV_IDS = ccgym.ENV_IDS = tuple(_registration.ENV_SPECS)
+        _registration.ENV_IDS = tuple(_registration.ENV_SPECS)
         vector.__dict__.pop(vcls.__name__, None)
         gym.registry.pop(id, None)
         raise
@@ -177,8 +175,6 @@ def _check_def(info: Any, spaces: tuple[Any, ...], module: types.ModuleType | No
 
 
 def _check_names(info: Any, module: types.ModuleType | None, bad: Any) -> None:
-    from ccgym import envs
-
     kind = info.kind
     taken = _taken_class_names()
     name = f"{kind}Env"
@@ -280,8 +276,6 @@ def _taken_class_names() -> dict[str, set[str]]:
     """The kinds in the core's table and the names a kind's class must not
     take: every registered id's class (stock, lazily loaded, and plugins')
     and every name ccgym.envs has (CEnv, _CoreEnv, its imports, ...)."""
-    from ccgym import envs
-
     classes = set(vars(envs)) | set(dir(envs)) | set(envs.__all__)
     classes |= {spec[0] for spec in _registration.ENV_SPECS.values()}
     classes |= {f"{k}Env" for k in _core.ENV_KINDS}
@@ -299,8 +293,6 @@ def env_members() -> frozenset[str]:
     ``<env>.__dict__["<name>"]``), read from their source."""
     global _MEMBERS
     if _MEMBERS is None:
-        from ccgym import _attributes, envs
-
         names: set[str] = set(dir(envs.CEnv)) | set(envs._class_dict("K", None, "KEnv"))
         sources = [_attributes]
         for cls in envs.CEnv.__mro__:
@@ -367,11 +359,9 @@ def constructor_keywords() -> frozenset[str]:
     gym.make's and gym.make_vec's own parameters."""
     import gymnasium as gym
 
-    import ccgym
-    from ccgym import envs, vector
 
     names: set[str] = set()
-    for fn in (envs.CEnv.__init__, vector.VectorEnv.__init__, ccgym.make_vec, gym.make,
+    for fn in (envs.CEnv.__init__, vector.VectorEnv.__init__, vector.make_vec, gym.make,
                gym.make_vec):
         names |= {p.name for p in inspect.signature(fn).parameters.values()
                   if p.kind not in (p.VAR_KEYWORD, p.VAR_POSITIONAL)}

@@ -18,7 +18,6 @@ from typing import Any, ClassVar
 import gymnasium as gym
 import numpy as np
 import numpy.typing as npt
-from gymnasium import spaces
 
 from ccgym import _attributes, _core, _front_core
 from ccgym._frontend import (
@@ -31,6 +30,8 @@ from ccgym._frontend import (
     set_action_errors,
     warn_no_render_mode,
 )
+from ccgym._kinds import def_spaces
+from ccgym.rendering import Viewer, render_batch
 
 # Whether the installed Gymnasium's Discrete.contains takes np.uint64 (1.0 and
 # 1.1 do; 1.2 and later refuse it: no safe cast to int64).
@@ -274,7 +275,7 @@ class _CoreEnv(gym.Env, metaclass=_EnvType):
         self._core.seed_one(0, entropy)
         self._np_random_seed = entropy
         # Gymnasium's spaces, from the env's def (one place for the bounds).
-        self.observation_space, self.action_space = _def_spaces(self.kind)
+        self.observation_space, self.action_space = def_spaces(self.kind)
         # Gymnasium's rendering attributes (ccgym draws in C; see render()).
         self.screen = None
         self.clock = None
@@ -602,8 +603,6 @@ class _CoreEnv(gym.Env, metaclass=_EnvType):
         if self.render_mode is None:
             warn_no_render_mode("gym.make", self.spec.id if self.spec else type(self).__name__)
             return None
-        from ccgym.rendering import Viewer, render_batch
-
         if not self._core.has_reset:
             if self._renders_none_before_reset:  # Gymnasium's render returns None there
                 return None
@@ -955,18 +954,6 @@ class _DiscreteEnv(_CoreEnv):
 
 class _ContinuousEnv(_CoreEnv):
     """An env with a Box action space of shape (1,), computed in float32."""
-
-
-def _def_spaces(kind: str) -> tuple[spaces.Box, spaces.Space]:
-    """The observation and action spaces of kind's def, as Gymnasium builds
-    its: float32 Boxes over the def's bounds (bit for bit Gymnasium's, which
-    tests/test_plugin_api.py checks), Discrete(n_actions) for a discrete
-    action. Every single-env class takes its spaces from here."""
-    obs_low, obs_high, act_low, act_high, _ = _core.def_spaces(kind)
-    observation_space = spaces.Box(obs_low, obs_high, dtype=np.float32)
-    if act_low is None:
-        return observation_space, spaces.Discrete(_core.env_info(kind).n_actions)
-    return observation_space, spaces.Box(act_low, act_high, dtype=np.float32)
 
 
 def _float64_slots(dtype: np.dtype, names: tuple[str, ...]) -> tuple[int, ...]:

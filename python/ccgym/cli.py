@@ -9,18 +9,20 @@ import time
 import warnings
 from typing import Any, NoReturn
 
+from ccgym import _argtypes, _registration, record, train
 from ccgym._registration import gym_id
+from ccgym._version import __version__
+from ccgym.benchmarks import cli as bench_cli
+from ccgym.vector import make_vec
 
 
 def _demo(args: argparse.Namespace) -> int:
     import gymnasium as gym
     import numpy as np
 
-    import ccgym
-
-    print(f"ccgym {ccgym.__version__}: random actions, {args.steps} steps per env")
-    for env_id in ccgym.ENV_IDS:
-        envs = ccgym.make_vec(env_id, num_envs=args.num_envs)
+    print(f"ccgym {__version__}: random actions, {args.steps} steps per env")
+    for env_id in _registration.ENV_IDS:
+        envs = make_vec(env_id, num_envs=args.num_envs)
         envs.reset(seed=0)
         envs.action_space.seed(0)
         actions = [envs.action_space.sample() for _ in range(16)]
@@ -66,9 +68,6 @@ class _Parser(argparse.ArgumentParser):
 def build_parser() -> argparse.ArgumentParser:
     """The ``ccgym`` parser with every subcommand; its numeric options refuse
     impossible values (ccgym._argtypes): a usage error, exit status 2."""
-    from ccgym import _argtypes
-    from ccgym._version import __version__
-
     parser = _Parser(
         prog="ccgym",
         description="ccgym: Gymnasium's classic-control environments as C kernels that step N "
@@ -91,22 +90,10 @@ def build_parser() -> argparse.ArgumentParser:
                       help="vector steps per env (default: %(default)s)")
     demo.set_defaults(func=_demo)
 
-    from ccgym.benchmarks import cli as bench_cli
-
     bench_cli.add_parser(sub)
     bench_cli.add_render_parser(sub)
-    try:
-        from ccgym import train
-    except ImportError:  # pragma: no cover
-        train = None
-    if train is not None:
-        train.add_parser(sub)
-    try:
-        from ccgym import record
-    except ImportError:  # pragma: no cover
-        record = None
-    if record is not None:
-        record.add_parser(sub)
+    train.add_parser(sub)
+    record.add_parser(sub)
     return parser
 
 

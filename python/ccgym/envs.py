@@ -103,7 +103,7 @@ def c_env_class(kind: str, module: str | None, name: str) -> type[CEnv]:
     cls = _PLUGIN_CLASSES.get(kind)
     if cls is None:
         cls = type(name, (CEnv,), _class_dict(kind, module, name))
-        _attributes.install(cls)
+        _attributes.install(cls, _params.default_params(kind))
         _PLUGIN_CLASSES[kind] = cls
     return cls
 

@@ -19,7 +19,9 @@ import gymnasium as gym
 import numpy as np
 
 from ccgym import _argtypes
+from ccgym._frontend import resolve_env_id
 from ccgym._registration import gym_id
+from ccgym.rendering import PixelObservation
 
 __all__ = ["add_parser", "check_video_path", "load_sb3_policy", "record_episode", "write_video"]
 
@@ -133,9 +135,6 @@ def load_sb3_policy(path: str, algo: str | None = None) -> tuple[Callable, Any]:
 def _make_env(env_id: str, obs_space: Any, seed: int) -> tuple[gym.Env, Callable]:
     """The recorded env; if the model sees images, its observations are
     ccgym's pixel observations in the model's layout."""
-    from ccgym._frontend import resolve_env_id  # importing ccgym registers the ids
-    from ccgym.rendering import PixelObservation
-
     env = gym.make(gym_id(resolve_env_id(env_id)), render_mode="rgb_array")
     adapt: Callable = lambda obs: obs  # noqa: E731
     shape = getattr(obs_space, "shape", None)

@@ -58,6 +58,7 @@ from ccgym._params import (
     physics_value,
 )
 from ccgym._registration import gym_id
+from ccgym.rendering import Viewer, render_batch
 
 __all__ = ["NativeBatchOffWarning", "VecEnv", "VecMonitor", "make_vec_env"]
 
@@ -245,8 +246,6 @@ class VecEnv(_SB3VecEnv):
         if self.render_mode == "human" and mode in (None, "human"):
             from stable_baselines3.common.vec_env.base_vec_env import tile_images
 
-            from ccgym.rendering import Viewer
-
             big = tile_images(self._frames())
             if self._viewer is None:
                 self._viewer = Viewer(big.shape[1], big.shape[0],
@@ -267,8 +266,6 @@ class VecEnv(_SB3VecEnv):
         return list(self._frames())
 
     def _frames(self) -> np.ndarray:
-        from ccgym.rendering import render_batch
-
         if not self._core.has_reset:
             raise reset_needed("render()")
         return render_batch(self._kind, self._core)

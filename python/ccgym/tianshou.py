@@ -24,8 +24,8 @@ from typing import Any
 import numpy as np
 from tianshou.env import BaseVectorEnv
 
-import ccgym
 from ccgym._frontend import InvalidActionType, InvalidActionValue
+from ccgym.vector import VectorEnv, make_vec
 
 __all__ = ["VectorEnv"]
 
@@ -66,7 +66,7 @@ class VectorEnv(BaseVectorEnv):
             raise ValueError("ccgym.tianshou.VectorEnv always returns fresh arrays")
         # BaseVectorEnv.__init__ builds one worker per env: the batch replaces
         # them, so only its bookkeeping fields are set here.
-        self._venv = ccgym.make_vec(env_id, num_envs, autoreset_mode="Disabled", **vec_kwargs)
+        self._venv = make_vec(env_id, num_envs, autoreset_mode="Disabled", **vec_kwargs)
         self._env_fns = []
         self.workers = []
         self.worker_class = type(None)
@@ -83,7 +83,7 @@ class VectorEnv(BaseVectorEnv):
         self._attrs: list[dict[str, Any]] = [{} for _ in range(self.env_num)]
 
     @property
-    def venv(self) -> ccgym.vector.VectorEnv:
+    def venv(self) -> VectorEnv:
         """The ccgym vector env underneath (DISABLED autoreset)."""
         return self._venv
 

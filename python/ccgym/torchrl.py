@@ -18,7 +18,7 @@ from typing import Any
 
 from torchrl.envs import GymWrapper
 
-import ccgym
+from ccgym.vector import make_vec
 
 __all__ = ["make_env"]
 
@@ -43,5 +43,5 @@ def make_env(env_id: str, num_envs: int = 1, *, device: Any = "cpu",
             "ccgym.torchrl.make_env sets autoreset_mode='Disabled' (TorchRL resets the "
             "finished instances itself); build GymWrapper(ccgym.make_vec(...)) yourself "
             "for 'SameStep'")
-    envs = ccgym.make_vec(env_id, num_envs, autoreset_mode="Disabled", **vec_kwargs)
+    envs = make_vec(env_id, num_envs, autoreset_mode="Disabled", **vec_kwargs)
     return GymWrapper(envs, device=device, **(wrapper_kwargs or {}))

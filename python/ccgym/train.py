@@ -18,7 +18,8 @@ import os
 import time
 from typing import Any
 
-from ccgym import _argtypes
+from ccgym import _argtypes, _core, _kinds, _registration, zoo
+from ccgym._frontend import resolve_env_id
 from ccgym.zoo import zoo_id  # (ccgym.train.zoo_id, as before)
 
 ALGOS = ("ppo", "a2c", "dqn", "sac", "td3")
@@ -26,10 +27,7 @@ DISCRETE_ONLY = {"dqn"}
 CONTINUOUS_ONLY = {"sac", "td3"}
 def _continuous_ids() -> frozenset[str]:
     """The ids whose env takes continuous actions (action_dim > 0 in its def)."""
-    from ccgym import _core, _kinds
-    from ccgym._registration import ENV_IDS
-
-    return frozenset(i for i in ENV_IDS if _core.env_info(_kinds.env_kind(i)).action_dim)
+    return frozenset(i for i in _registration.ENV_IDS if _core.env_info(_kinds.env_kind(i)).action_dim)
 
 
 CONTINUOUS_ENVS = _continuous_ids()
@@ -50,9 +48,7 @@ NO_ZOO = ("ccgym train reads the RL Zoo's tuned hyperparameters from the install
 
 def algo_env_ids(algo: str) -> tuple[str, ...]:
     """The ccgym ids `algo` can train (DQN: discrete ones, SAC/TD3: continuous)."""
-    import ccgym
-
-    return tuple(i for i in ccgym.ENV_IDS
+    return tuple(i for i in _registration.ENV_IDS
                  if not (algo in DISCRETE_ONLY and i in CONTINUOUS_ENVS)
                  and not (algo in CONTINUOUS_ONLY and i not in CONTINUOUS_ENVS))
 
@@ -61,8 +57,6 @@ def zoo_table(algo: str) -> dict[str, dict[str, Any]]:
     """The installed Zoo's ``hyperparams/<algo>.yml`` as the Zoo reads it (read
     where ``python -m ccgym.zoo`` reads it, without importing rl_zoo3).
     ModuleNotFoundError naming ``pip install 'ccgym[zoo]'`` without the Zoo."""
-    from ccgym import zoo
-
     try:
         import yaml
 
@@ -140,10 +134,7 @@ def prepare(env_id: str, algo: str, hp: dict[str, Any] | None = None) -> dict[st
             OrnsteinUhlenbeckActionNoise,
         )
 
-        from ccgym import _core
-        from ccgym._kinds import env_kind
-
-        dim = _core.env_info(env_kind(env_id)).action_dim
+        dim = _core.env_info(_kinds.env_kind(env_id)).action_dim
         noise_type = noise_type.strip()
         if "normal" in noise_type:
             cls = NormalActionNoise
@@ -240,8 +231,7 @@ def run(args: argparse.Namespace) -> int:
             f"extra, pip install 'ccgym[zoo]' ({e})"
         ) from None
 
-    from ccgym._frontend import resolve_env_id
-    from ccgym.sb3 import make_vec_env
+    from ccgym.sb3 import make_vec_env  # Stable-Baselines3 and torch
 
     env_id = resolve_env_id(args.env_id)
     algo = args.algo

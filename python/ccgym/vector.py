@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import time
 from collections import deque
-from typing import Any
+from typing import Any, Literal
 
 import gymnasium as gym
 import numpy as np
@@ -35,12 +35,13 @@ from ccgym._frontend import (
 from ccgym._kinds import check_env_keywords, of_id
 from ccgym._params import PHYSICS, batch_params, integer_operand, physics_value
 from ccgym._registration import ENV_IDS, gym_id, vector_class_name
+from ccgym.rendering import render_batch
 
 # VectorEnv's own keywords (a misspelled one gets a did-you-mean).
 VECTOR_KEYWORDS = ("max_episode_steps", "autoreset_mode", "num_threads", "copy",
                    "episode_statistics", "stats_buffer_length", "render_mode", "precision")
 
-__all__ = ["DoneStepError", "VectorEnv"]  # + one subclass per id, e.g. CartPole_v1 (see the end)
+__all__ = ["DoneStepError", "VectorEnv", "make_vec"]  # + one subclass per id, e.g. CartPole_v1 (see the end)
 
 _AUTORESET = {
     AutoresetMode.NEXT_STEP: _core.AUTORESET_NEXT_STEP,
@@ -302,8 +303,6 @@ class VectorEnv(gym.vector.VectorEnv):
             return None
         if not self._core.has_reset:
             raise reset_needed("render()")
-        from ccgym.rendering import render_batch
-
         return render_batch(self._kind, self._core, indices, num_threads=self.num_threads)
 
     # ------------------------------------------------------- native extras
@@ -500,6 +499,34 @@ class VectorEnv(gym.vector.VectorEnv):
         # Gymnasium's wrapper restarts the clock when the next episode starts:
         # at once for SAME_STEP, on the resetting step for NEXT_STEP.
         self._episode_start_times[idx] = now
+
+
+def make_vec(
+    env_id: str,
+    num_envs: int = 1,
+    *,
+    max_episode_steps: int | None = None,
+    autoreset_mode: str | AutoresetMode = "NextStep",
+    num_threads: int = 1,
+    copy: bool = True,
+    episode_statistics: bool = False,
+    stats_buffer_length: int = 100,
+    render_mode: str | None = None,
+    precision: Literal["exact", "fast"] = "exact",
+    **env_kwargs: Any,
+) -> VectorEnv:
+    """A native :class:`ccgym.vector.VectorEnv` of ``num_envs`` instances of
+    ``env_id`` ("CartPole-v1" or "ccgym/CartPole-v1"); the keywords are
+    :class:`ccgym.vector.VectorEnv`'s. ``env_kwargs`` are the env's own: its
+    constructor's keywords and its physical parameters (a scalar, or one value
+    per instance). Any other keyword raises TypeError naming the closest
+    valid one."""
+    check_env_keywords("make_vec", env_id, env_kwargs, VECTOR_KEYWORDS)
+    return VectorEnv(env_id, num_envs, max_episode_steps=max_episode_steps,
+                     autoreset_mode=autoreset_mode, num_threads=num_threads, copy=copy,
+                     episode_statistics=episode_statistics,
+                     stats_buffer_length=stats_buffer_length, render_mode=render_mode,
+                     precision=precision, **env_kwargs)
 
 
 def _id_class(env_id: str) -> type[VectorEnv]:

@@ -11,8 +11,13 @@ import time
 import warnings
 from typing import Any
 
-from ccgym import _argtypes
+from ccgym import _argtypes, _core, _registration
+from ccgym._version import __version__
+from ccgym.benchmarks import harness, plan, report, sections
+from ccgym.benchmarks.peers import PEERS, SUBJECT
 from ccgym.benchmarks.plan import DEFAULT_NUM_ENVS, QUICK_NUM_ENVS, SYNC_MAX_N
+from ccgym.benchmarks.plot import MISSING_MATPLOTLIB, plot
+from ccgym.benchmarks.render import bench_render, save_samples
 from ccgym.benchmarks.sections import MEMORY_NUM_ENVS, RESET_NUM_ENVS
 
 BENCH_DESCRIPTION = f"""\
@@ -42,18 +47,14 @@ _thread_list = _argtypes.int_list_type(1, _argtypes.MAX_THREADS)
 
 
 def _id_list(text: str) -> list[str]:
-    import ccgym
-
     ids = []
     for x in (x.strip() for x in text.split(",") if x.strip()):
         x = x[len("ccgym/"):] if x.startswith("ccgym/") else x
-        if x not in ccgym.ENV_SPECS:
-            from ccgym._registration import load_plugins
-
-            load_plugins()  # an id of a package that declares ccgym envs
-        if x not in ccgym.ENV_SPECS:
+        if x not in _registration.ENV_SPECS:
+            _registration.load_plugins()  # an id of a package that declares ccgym envs
+        if x not in _registration.ENV_SPECS:
             raise argparse.ArgumentTypeError(
-                f"unknown id {x!r}; choose from {', '.join(ccgym.ENV_IDS)}")
+                f"unknown id {x!r}; choose from {', '.join(_registration.ENV_SPECS)}")
         ids.append(x)
     return ids
 
@@ -138,11 +139,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 
 def _resolve(args: argparse.Namespace) -> None:
-    import ccgym
-
     quick = args.quick
     if args.ids is None:
-        args.ids = list(ccgym.ENV_IDS)
+        args.ids = list(_registration.ENV_SPECS)
     if args.num_envs is None:
         args.num_envs = list(QUICK_NUM_ENVS if quick else DEFAULT_NUM_ENVS)
     if args.threads is None:
@@ -165,12 +164,6 @@ def main(args: argparse.Namespace) -> int:
     """Runs the benchmark described by the parsed arguments and prints the report."""
     import gymnasium as gym
     import numpy as np
-
-    import ccgym
-    from ccgym import _core
-    from ccgym.benchmarks import harness, plan, report, sections
-    from ccgym.benchmarks.peers import PEERS, SUBJECT
-    from ccgym.benchmarks.plot import MISSING_MATPLOTLIB, plot
 
     _resolve(args)
     to_stdout = args.json == "-"
@@ -206,7 +199,7 @@ def main(args: argparse.Namespace) -> int:
     goals = report.check_goals(results, resets, memory, args.clock) if args.targets else []
     elapsed = time.perf_counter() - t_start
 
-    say(f"ccgym {ccgym.__version__} vs gymnasium {gym.__version__}, numpy {np.__version__}, "
+    say(f"ccgym {__version__} vs gymnasium {gym.__version__}, numpy {np.__version__}, "
         f"Python {platform.python_version()}, {platform.machine()}, "
         f"{os.cpu_count()} CPUs; median of {args.repeats} repeats, "
         f"{args.budget:g} s per row, {args.clock} clock"
@@ -243,7 +236,7 @@ def main(args: argparse.Namespace) -> int:
 
     if args.json:
         meta = {
-            "ccgym": ccgym.__version__, "gymnasium": gym.__version__,
+            "ccgym": __version__, "gymnasium": gym.__version__,
             "numpy": np.__version__, "python": platform.python_version(),
             "machine": platform.machine(), "platform": platform.platform(),
             "cpus": os.cpu_count(), "repeats": args.repeats, "budget_s": args.budget,
@@ -295,8 +288,6 @@ def add_render_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 def render_main(args: argparse.Namespace) -> int:
     """Runs ``ccgym render-bench``."""
-    from ccgym.benchmarks.render import bench_render, save_samples
-
     if args.batch < 1 or args.seconds <= 0 or args.num_threads < 1:
         raise SystemExit("ccgym render-bench: --batch and --num-threads must be >= 1 "
                          "and --seconds > 0")

@@ -9,9 +9,16 @@ import importlib.util
 
 import numpy as np
 
+from ccgym import _core, _kinds, _registration
 from ccgym._registration import gym_id
 from ccgym.benchmarks import harness
 from ccgym.benchmarks.harness import ACTION_BATCHES, Factory, Skip, draw_actions
+from ccgym.vector import make_vec
+
+try:  # the bench ceiling's compiled loop (a build may leave it out)
+    from ccgym import _ceiling
+except ImportError:  # pragma: no cover
+    _ceiling = None
 
 # Row labels.
 GYM_RAW, CC_RAW, GYM_MAKE, CC_MAKE = "gymnasium raw", "ccgym raw", "gymnasium make", "ccgym make"
@@ -37,8 +44,6 @@ _PEER_MODULES = {SB3_DUMMY: ("stable_baselines3",), ENVPOOL: ("envpool",),
 def has_fast(env_id: str) -> bool:
     """Whether the id's precision="fast" has kernels of its own (its def's
     fast variant; MountainCar's is the exact one)."""
-    from ccgym import _core, _kinds
-
     return _core.env_info(_kinds.env_kind(env_id)).has_fast
 
 
@@ -86,12 +91,10 @@ def single_factory(env_id: str, impl: str) -> Factory:
     def make():
         import gymnasium as gym
 
-        import ccgym
-
         if impl == GYM_RAW:
             env = _gym_class(env_id)()
         elif impl == CC_RAW:
-            env = getattr(ccgym.envs, ccgym.ENV_SPECS[env_id][0])()
+            env = _kinds.env_class(env_id)()
         elif impl == GYM_MAKE:
             env = gym.make(env_id)
         else:
@@ -104,10 +107,8 @@ def single_factory(env_id: str, impl: str) -> Factory:
 def ccgym_vector_factory(env_id: str, n: int, threads: int, copy: bool = True,
                          precision: str = "exact") -> Factory:
     def make():
-        import ccgym
-
-        envs = ccgym.make_vec(env_id, num_envs=n, num_threads=threads, copy=copy,
-                              precision=precision)
+        envs = make_vec(env_id, num_envs=n, num_threads=threads, copy=copy,
+                        precision=precision)
         envs.reset(seed=0)
         return harness.cycle_loop(envs.step, draw_actions(envs.action_space)), n, envs.close
 
@@ -117,8 +118,6 @@ def ccgym_vector_factory(env_id: str, n: int, threads: int, copy: bool = True,
 def has_exact_lanes(env_id: str) -> bool:
     """Whether env_id's exact step runs in exact math's SIMD lanes here (then
     the bench adds a CC_VEC_LIBM row beside the exact one)."""
-    from ccgym import _core, _kinds
-
     return (_core.exact_math()["kernels"]
             and _kinds.env_kind(env_id) in _core.exact_lanes_kinds())
 
@@ -129,8 +128,6 @@ def ccgym_libm_vector_factory(env_id: str, n: int, threads: int) -> Factory:
     inner = ccgym_vector_factory(env_id, n, threads)
 
     def make():
-        from ccgym import _core
-
         run, work, close = inner()
 
         def run_libm(k: int) -> float:
@@ -251,17 +248,14 @@ def ceiling_state_pool(env_id: str, n: int) -> np.ndarray:
     reset would flatter it; states run on past a fall without reset would
     slow it down; and one snapshot alone is one phase of a fleet that
     started together. (The ceiling resets a terminated instance itself.)"""
-    import ccgym
-    from ccgym import _kinds
-
     pool = n * -(-CEILING_POOL // n)
-    envs = ccgym.make_vec(env_id, num_envs=pool)
+    envs = make_vec(env_id, num_envs=pool)
     envs.reset(seed=0)
     actions = draw_actions(envs.action_space)
     kind = envs.batch.kind
     desc = _kinds.of_id(env_id)
     snapshot = desc.ceiling_state
-    every = -(-ccgym.ENV_SPECS[env_id][1] // CEILING_SNAPSHOTS)
+    every = -(-_registration.ENV_SPECS[env_id][1] // CEILING_SNAPSHOTS)
     view = envs.batch.state_view(desc.state_dtype)
     snapshots = []
     for i in range(1, CEILING_SNAPSHOTS * every + 1):
@@ -278,8 +272,6 @@ def ceiling_layout(view: np.ndarray, kind: str) -> np.ndarray:
     flattened), as the def lays them out (EnvInfo.state_float_fields); the
     env class's ``_ceiling_state`` then makes them a state its bare loop
     steps as the real path does."""
-    from ccgym import _ceiling, _core
-
     info = _core.env_info(kind)
     cols = [np.asarray(view[f], dtype=np.float64).reshape(len(view), -1)
             for f in info.state_float_fields]
@@ -291,17 +283,13 @@ def ceiling_factory(env_id: str, n: int, threads: int) -> Factory:
     """The bare C loop of the id's physics, timed inside C: CEILING_STEPS
     steps per call from a fresh window of :func:`ceiling_state_pool`."""
     def make():
-        import ccgym
-
-        try:
-            from ccgym import _ceiling
-        except ImportError:
-            raise Skip("ccgym was built without the _ceiling module") from None
-        kind = ccgym.make_vec(env_id, num_envs=1).batch.kind
+        if _ceiling is None:
+            raise Skip("ccgym was built without the _ceiling module")
+        kind = _kinds.env_kind(env_id)
         pool = ceiling_state_pool(env_id, n)
         windows = pool.shape[0] // n
         runner = _ceiling.Run(kind, pool[:n].copy(), seed=0)
-        envs = ccgym.make_vec(env_id, num_envs=n)
+        envs = make_vec(env_id, num_envs=n)
         actions = np.stack(draw_actions(envs.action_space)).astype(_ceiling.action_dtype(kind))
         envs.close()
         steps = CEILING_STEPS

@@ -10,7 +10,10 @@ from typing import Any
 
 import numpy as np
 
+from ccgym import _registration
 from ccgym._registration import gym_id
+from ccgym.rendering import canvas_size, kind_of, render_batch, render_pixels
+from ccgym.vector import make_vec
 
 
 def bench_render(env_ids: Sequence[str] | None = None, batch: int = 256, seconds: float = 1.0,
@@ -22,9 +25,6 @@ def bench_render(env_ids: Sequence[str] | None = None, batch: int = 256, seconds
     `pixel_shape`. Prints a table through `out` and returns its rows
     (``gymnasium`` is None without pygame)."""
     import gymnasium as gym
-
-    import ccgym
-    from ccgym.rendering import canvas_size, kind_of, render_batch, render_pixels
 
     def rate(fn: Callable[[], Any], frames_per_call: int) -> float:
         fn()
@@ -45,7 +45,7 @@ def bench_render(env_ids: Sequence[str] | None = None, batch: int = 256, seconds
     out(f"frames/s, {num_threads} thread(s); the ratio compares the one-env renders")
     out(f"{'env':26s}" + "".join(f"{c:>{max(12, len(c)) + 2}s}" for c in cols))
     rows = []
-    for env_id in env_ids or ccgym.ENV_IDS:
+    for env_id in env_ids or _registration.ENV_IDS:
         kind = kind_of(env_id)
         gym_fps = None
         try:
@@ -62,7 +62,7 @@ def bench_render(env_ids: Sequence[str] | None = None, batch: int = 256, seconds
             single.step(np.ones(single.action_space.shape, dtype=single.action_space.dtype))
         one_fps = rate(single.render, 1)
         single.close()
-        venv = ccgym.make_vec(env_id, num_envs=batch, render_mode="rgb_array",
+        venv = make_vec(env_id, num_envs=batch, render_mode="rgb_array",
                               num_threads=num_threads)
         venv.reset(seed=0)
         venv.step(venv.action_space.sample())
@@ -91,11 +91,9 @@ def save_samples(directory: str, seed: int = 3, steps: int = 20) -> list[str]:
     into ``directory`` (needs Pillow or imageio)."""
     import gymnasium as gym
 
-    import ccgym
-
     os.makedirs(directory, exist_ok=True)
     paths = []
-    for env_id in ccgym.ENV_IDS:
+    for env_id in _registration.ENV_IDS:
         env = gym.make(gym_id(env_id), render_mode="rgb_array")
         env.reset(seed=seed)
         env.action_space.seed(seed)

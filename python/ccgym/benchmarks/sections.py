@@ -18,6 +18,7 @@ import numpy as np
 
 from ccgym.benchmarks import peers as P
 from ccgym.benchmarks.harness import cycle_loop, draw_actions, measure
+from ccgym.vector import make_vec
 
 RESET_NUM_ENVS = 65536
 MEMORY_NUM_ENVS = 1_000_000
@@ -28,12 +29,10 @@ def bench_reset(env_ids: list[str], n: int, repeats: int,
     """Seconds for reset(seed=s) of an N-instance vector env (median over seeds)."""
     import gymnasium as gym
 
-    import ccgym
-
     out = []
     for env_id in env_ids:
         impls: list[tuple[str, Callable[[], Any]]] = [
-            (P.CC_VEC, lambda: ccgym.make_vec(env_id, num_envs=n))]
+            (P.CC_VEC, lambda: make_vec(env_id, num_envs=n))]
         if P.gym_has_vector(env_id):
             impls.append((P.GYM_NUMPY, lambda: gym.make_vec(
                 env_id, num_envs=n, vectorization_mode="vector_entry_point")))
@@ -104,9 +103,7 @@ def memory_child(n: int) -> None:
     import gc
     import tracemalloc
 
-    import ccgym
-
-    warm = ccgym.make_vec(P.SUBJECT, num_envs=8)  # imports and caches, not counted
+    warm = make_vec(P.SUBJECT, num_envs=8)  # imports and caches, not counted
     warm.reset(seed=0)
     warm.step(warm.action_space.sample())
     warm.close()
@@ -118,7 +115,7 @@ def memory_child(n: int) -> None:
     peak_before = _peak_rss()
     tracemalloc.start()
     t0 = time.perf_counter()
-    envs = ccgym.make_vec(P.SUBJECT, num_envs=n)
+    envs = make_vec(P.SUBJECT, num_envs=n)
     t_make = time.perf_counter() - t0
     envs.reset(seed=0)
     actions = np.zeros(n, dtype=np.int64)  # the caller's; counted below
@@ -178,13 +175,11 @@ def bench_memory(n: int, log: Callable[[str], None]) -> dict[str, Any]:
 def bench_breakdown(env_id: str, budget: float, repeats: int,
                     log: Callable[[str], None]) -> list[dict[str, Any]]:
     """Per-call cost of each layer of a 1-instance ccgym vector env step."""
-    import ccgym
-
-    envs = ccgym.make_vec(env_id, num_envs=1)
+    envs = make_vec(env_id, num_envs=1)
     envs.reset(seed=0)
     core = envs.batch
     actions = [core.check_actions(a) for a in draw_actions(envs.action_space)]
-    envs_nocopy = ccgym.make_vec(env_id, num_envs=1, copy=False)
+    envs_nocopy = make_vec(env_id, num_envs=1, copy=False)
     envs_nocopy.reset(seed=0)
     layers: list[tuple[str, Callable[[int], float]]] = [
         ("Batch.step, copy=False (driver + kernel + Cython call + action check)",

@@ -35,7 +35,9 @@ import os
 import sys
 from typing import Any
 
-import ccgym
+import gymnasium as gym
+
+from ccgym import _core, _kinds, _registration
 from ccgym._registration import gym_id
 
 __all__ = ["ExperimentManager", "main", "zoo_hyperparams", "zoo_hyperparams_file", "zoo_id"]
@@ -48,10 +50,6 @@ def zoo_id(env_id: str) -> str:
     class is the one its C def mirrors (the def's ``gym_class``), at the same
     version (``PendulumCopy-v1`` -> ``Pendulum-v1``); itself if there is no
     single such id."""
-    import gymnasium as gym
-
-    from ccgym import _core, _kinds
-
     if env_id in gym.registry:
         return env_id
     gym_class = _core.env_info(_kinds.env_kind(env_id)).gym_class
@@ -95,7 +93,7 @@ def zoo_hyperparams(algo: str) -> dict[str, Any]:
 
     with open(zoo_hyperparams_file(algo)) as f:
         table = yaml.safe_load(f)
-    for env_id in ccgym.ENV_IDS:
+    for env_id in _registration.ENV_IDS:
         source = zoo_id(env_id)
         if source in table:
             table[gym_id(env_id)] = copy.deepcopy(table[source])
@@ -105,7 +103,7 @@ def zoo_hyperparams(algo: str) -> dict[str, Any]:
 def _experiment_manager_class():
     from rl_zoo3 import exp_manager as zoo_exp_manager
 
-    import ccgym.sb3
+    from ccgym import sb3  # Stable-Baselines3 and torch
 
     class ExperimentManager(zoo_exp_manager.ExperimentManager):
         """The Zoo's ExperimentManager with ccgym's native VecEnv: while
@@ -122,7 +120,7 @@ def _experiment_manager_class():
                         f"ccgym.zoo: the hyperparameters ask for env_wrapper {wrapper_class!r}, "
                         "which cannot wrap one instance of ccgym's C batch; use "
                         "rl_zoo3.train for this config")
-                return ccgym.sb3.make_vec_env(
+                return sb3.make_vec_env(
                     env_id, n_envs=n_envs, seed=seed, env_kwargs=env_kwargs,
                     monitor_dir=monitor_dir, monitor_kwargs=monitor_kwargs,
                     vec_env_kwargs=vec_env_kwargs)
@@ -171,9 +169,9 @@ def _zoo_argv(argv: list[str]) -> list[str]:
         raise SystemExit(f"ccgym.zoo: --vec-env {vec_env} is replaced by ccgym's native VecEnv "
                          "(one C batch); leave --vec-env out")
     for i, arg in enumerate(argv):
-        if arg in ("--env", "-e") and i + 1 < len(argv) and argv[i + 1] in ccgym.ENV_IDS:
+        if arg in ("--env", "-e") and i + 1 < len(argv) and argv[i + 1] in _registration.ENV_IDS:
             argv[i + 1] = f"ccgym/{argv[i + 1]}"
-        elif arg.startswith("--env=") and arg[6:] in ccgym.ENV_IDS:
+        elif arg.startswith("--env=") and arg[6:] in _registration.ENV_IDS:
             argv[i] = f"--env=ccgym/{arg[6:]}"
     if _flag_value(argv, "--gym-packages") is None:
         argv += ["--gym-packages", "ccgym"]
