@@ -38,6 +38,17 @@ Shallow copies (``copy.copy(env.unwrapped)``, then the original and the copy
 driven in a random interleaving: :func:`test_shallow_copy_sweep`) are
 compared with Gymnasium's shallow copies the same way.
 
+The typed-corner generators (issue 45) cross each written attribute's
+value types where Gymnasium's arithmetic depends on them (Python and numpy
+int zeros, a nonzero Python int, +-0.0, numpy float32/float16) with every
+action dtype and with boundary states (a wall hit, a speed clip:
+:data:`BOUNDARY_STATES`) on the single env (:func:`test_typed_corner_sweep`);
+the vector env's physics keywords and ``set_physics`` in those types
+against a SyncVectorEnv of Gymnasium envs whose ``__init__`` had the value
+(:func:`test_vector_physics_typed_sweep`); and CartPole's vector ``state``
+in narrow dtypes and list forms against Gymnasium's own CartPoleVectorEnv
+(:func:`test_vector_state_typed_sweep`).
+
 The default run takes a deterministic sample (a few cases per attribute,
 a few seconds); ``CCGYM_SWEEP=long python -m pytest tests/test_attribute_sweep.py``
 runs every case (docs/develop.md).
@@ -620,3 +631,340 @@ def test_shallow_copy_sweep(env_id, when, k):
         assert _same_result(r, o), f"{at}: ccgym returns {o!r}, Gymnasium {r!r}"
         for side, (r_e, o_e) in zip(("original", "copy"), pairs):
             compare_single(r_e, o_e, watch, f"{at}, then the {side}")
+
+
+# ------------------------------------------------------------- typed corners
+# Issue 45's typed corners, generated: each written attribute's value types
+# where Gymnasium's arithmetic depends on the type (integer zeros, which
+# negate without a sign; signed float zeros; numpy float32/float16) crossed
+# with every action dtype and with boundary states (a wall hit, a speed
+# clip), on the single env; the vector env's physics keywords and
+# set_physics in those types against Gymnasium's __init__ with the value;
+# and CartPole's vector ``state`` in narrow dtypes against Gymnasium's own
+# CartPoleVectorEnv. Each case is live and bit-equal to Gymnasium, or
+# refused by ccgym with a clear TypeError/ValueError, the env unchanged.
+
+TYPED_VALUES = ("int 0", "int64(0)", "int d", "float 0.0", "float -0.0", "float32(d)",
+                "float16(d)")
+DISCRETE_DTYPES = ("int", "int64", "int32", "int8", "uint8")
+BOX_DTYPES = ("float32", "float64", "float16", "int64", "int8", "uint8", "bool")
+# States at a boundary of each Gymnasium class's step (its float64 state
+# written after the seeded reset), keyed by Gymnasium's class name.
+BOUNDARY_STATES: dict[str, dict[str, list[float]]] = {
+    "CartPoleEnv": {"edge": [2.39, 0.6, 0.2, -0.5], "zeros": [0.0, -0.0, -0.0, 0.0]},
+    "MountainCarEnv": {"at the wall": [-1.2, 0.0], "wall hit": [-1.19, -0.05],
+                       "speed clip": [0.3, 0.0699]},
+    "Continuous_MountainCarEnv": {"at the wall": [-1.2, 0.0], "wall hit": [-1.19, -0.05],
+                                  "speed clip": [0.3, 0.0699]},
+    "PendulumEnv": {"speed clip": [0.5, 7.99], "-speed clip": [-3.0, -8.0]},
+    "AcrobotEnv": {"vel clip": [0.1, -0.2, 12.5, -28.2], "zeros": [0.0, -0.0, 0.0, -0.0]},
+}
+TYPED_STEPS = 8
+TYPED_SAMPLE = 5  # (value, state) pairs per (id, attribute) in the default run
+# Issue 45's findings, which the default run always takes: (reference id,
+# attribute, value label, state label).
+TYPED_FOUND = [
+    ("MountainCar-v0", "gravity", "float 0.0", "at the wall"),  # velocity's type at the wall
+    ("MountainCar-v0", "gravity", "int 0", "wall hit"),  # -0 without a sign
+    ("MountainCar-v0", "force", "int64(0)", "wall hit"),
+    ("CartPole-v1", "force_mag", "int 0", "zeros"),
+    ("CartPole-v1", "force_mag", "int64(0)", "edge"),
+    ("Pendulum-v1", "max_torque", "int 0", "speed clip"),  # integer u of the action's type
+    ("Pendulum-v1", "max_torque", "int d", "speed clip"),  # int8 u**2 wraps; last_u an int
+    ("MountainCarContinuous-v0", "power", "int 0", "wall hit"),
+]
+
+
+def _gym_class_name(env_id: str) -> str:
+    return _core.env_info(_kinds.env_class(env_id).kind).gym_class
+
+
+def typed_attributes(env_id: str) -> list[str]:
+    """The numeric live attributes of env_id that Gymnasium's env also has
+    (the def's attributes, less switches and list attributes)."""
+    kind = _kinds.env_class(env_id).kind
+    info = _core.env_info(kind)
+    gym_attrs = set(gym_attributes(reference_id(env_id)))
+    return [a for a in info.attributes
+            if a in gym_attrs and a not in info.switches
+            and isinstance(_default(reference_id(env_id), a), (int, float))]
+
+
+def typed_value(env_id: str, name: str, label: str) -> Any:
+    d = float(_default(reference_id(env_id), name)) or 1.0
+    if label == "int d":  # the default as a (nonzero) Python int
+        return int(round(d)) or 1
+    return {"int 0": 0, "int64(0)": np.int64(0), "float 0.0": 0.0, "float -0.0": -0.0,
+            "float32(d)": np.float32(d), "float16(d)": np.float16(d)}[label]
+
+
+def typed_actions(space: gym.Space, dtype: str) -> list[Any]:
+    """TYPED_STEPS actions of dtype: every discrete action (each repeated,
+    to reach and leave a wall), or Box values at and past the bounds, zero
+    and signed zero."""
+    if isinstance(space, gym.spaces.Discrete):
+        n = int(space.n)
+        seq = [0, 0, 1 % n, (n - 1), 1 % n, 0, n - 1, 1 % n][:TYPED_STEPS]
+        return [int(a) if dtype == "int" else np.dtype(dtype).type(a) for a in seq]
+    hi = float(space.high.max())
+    raw = [0.0, hi, -hi, 2 * hi, -0.0, 0.5 * hi, -2 * hi, 1.0][:TYPED_STEPS]
+    out = []
+    for v in raw:
+        if dtype == "bool":
+            out.append(np.array([v != 0], dtype=np.bool_))
+        elif dtype == "uint8":
+            out.append(np.array([abs(round(v))], dtype=np.uint8))
+        elif np.dtype(dtype).kind == "i":
+            out.append(np.array([round(v)], dtype=dtype))
+        else:
+            out.append(np.array([v], dtype=dtype))
+    return out
+
+
+def _typed_cases() -> list[Any]:
+    cases = []
+    for env_id in ccgym.ENV_IDS:
+        ref_id = reference_id(env_id)
+        states = list(BOUNDARY_STATES[_gym_class_name(env_id)])
+        for name in typed_attributes(env_id):
+            combos = [(v, s) for v in TYPED_VALUES for s in states]
+            if not LONG:
+                found = [(v, s) for (r, n, v, s) in TYPED_FOUND if (r, n) == (ref_id, name)]
+                rng = random.Random(f"{env_id}/{name}/typed")
+                drawn = rng.sample(combos, min(TYPED_SAMPLE, len(combos)))
+                combos = found + [c for c in drawn if c not in found]
+            for label, state in combos:
+                cases.append(pytest.param(env_id, name, label, state,
+                                          id=f"{env_id}-{name}-{label}-{state}"))
+    return cases
+
+
+def _env_snapshot(env: Any, watch: list[str]) -> list[Any]:
+    return [_call(getattr, env, n)[0] for n in watch]
+
+
+@pytest.mark.parametrize("env_id,name,label,state", _typed_cases())
+def test_typed_corner_sweep(env_id, name, label, state):
+    """One typed value of one attribute, written at a boundary state, then
+    stepped with actions of every dtype (a fresh pair of envs each)."""
+    value = typed_value(env_id, name, label)
+    ref_id = reference_id(env_id)
+    watch = gym_attributes(ref_id)
+    where0 = f"{env_id} {name} = {label} at {state}"
+    ref0 = _call(lambda: gym.make(ref_id).unwrapped)[0]
+    dtypes = DISCRETE_DTYPES if isinstance(ref0.action_space, gym.spaces.Discrete) else BOX_DTYPES
+    for dtype in dtypes:
+        where = f"{where0}, {dtype} actions"
+        ref = _call(lambda: gym.make(ref_id).unwrapped)[0]
+        ours = _call(lambda: gym.make(f"ccgym/{env_id}").unwrapped)[0]
+        ro, _ = ref.reset(seed=SEED)
+        oo, _ = ours.reset(seed=SEED)
+        assert ro.tobytes() == oo.tobytes(), where
+        s = np.array(BOUNDARY_STATES[_gym_class_name(env_id)][state], dtype=np.float64)
+        ref.state = s.copy()
+        ours.state = s.copy()
+        before = _env_snapshot(ours, watch)
+        _, oexc = _call(setattr, ours, name, value)
+        if oexc is not None:
+            assert refused_clearly(oexc, (name,)), f"{where}: unclear refusal {oexc!r}"
+            after = _env_snapshot(ours, watch)
+            for n, b, a in zip(watch, before, after):
+                assert same(b, a), f"{where}: the refused write changed {n}"
+        else:
+            _, rexc = _call(setattr, ref, name, value)
+            assert rexc is None, f"{where}: Gymnasium refuses {rexc!r}, ccgym takes it"
+        compare_single(ref, ours, watch, where + " after the write")
+        for t, a in enumerate(typed_actions(ref.action_space, dtype)):
+            at = f"{where} step {t} ({a!r})"
+            held = _env_snapshot(ours, watch)
+            r, rexc = _call(_limited, ref.step, a)
+            o, oexc = _call(ours.step, a)
+            if isinstance(rexc, GymnasiumHangs):
+                break
+            if rexc is not None:
+                assert oexc is not None and isinstance(oexc, type(rexc)), (
+                    f"{at}: Gymnasium raises {rexc!r}, ccgym {oexc!r}")
+                break
+            if oexc is not None:  # refused: clearly, and the env as it was
+                assert isinstance(oexc, (TypeError, ValueError)), \
+                    f"{at}: ccgym raises {oexc!r}, Gymnasium returns {r!r}"
+                for n, b, x in zip(watch, held, _env_snapshot(ours, watch)):
+                    assert same(b, x), f"{at}: the refused step changed {n}"
+                break
+            assert r[0].dtype == o[0].dtype and r[0].tobytes() == o[0].tobytes(), \
+                f"{at}: obs {show(o[0])} vs Gymnasium's {show(r[0])}"
+            assert same(r[1], o[1]), f"{at}: reward {show(o[1])} vs Gymnasium's {show(r[1])}"
+            assert (r[2], r[3]) == (o[2], o[3]), f"{at}: flags {o[2:4]} vs {r[2:4]}"
+            compare_single(ref, ours, watch, at)
+            if r[2]:
+                break
+
+
+# --------------------------------------------- vector physics in typed values
+
+def _physics_attribute(kind: str, field: str) -> str | None:
+    return next((a for a, f in _core.env_info(kind).attributes.items() if f == field), None)
+
+
+def _pinned_class(ref_id: str, attr: str, value: Any) -> type:
+    """Gymnasium's class with ``attr`` pinned to value through its __init__
+    (its own assignment ignored): Gymnasium's env as its __init__ would be
+    with that value, derived attributes (CartPole's total_mass) computed
+    from it by Gymnasium's own arithmetic."""
+    return type("Pinned", (_gym_class(ref_id),),
+                {attr: property(lambda self: value, lambda self, v: None)})
+
+
+def _vector_physics_cases() -> list[Any]:
+    from ccgym._params import PHYSICS
+
+    cases = []
+    for env_id in ccgym.ENV_IDS:
+        kind = _kinds.env_class(env_id).kind
+        for field in PHYSICS[kind]:
+            if _physics_attribute(kind, field) is None:
+                continue
+            for label in TYPED_VALUES:
+                for how in ("keyword", "set_physics"):
+                    if not LONG and how == "set_physics" and label.startswith(("int", "float ")):
+                        continue  # the keyword's check is set_physics' (physics_value)
+                    cases.append(pytest.param(env_id, field, label, how,
+                                              id=f"{env_id}-{field}-{label}-{how}"))
+    return cases
+
+
+@pytest.mark.parametrize("env_id,field,label,how", _vector_physics_cases())
+def test_vector_physics_typed_sweep(env_id, field, label, how):
+    """ccgym's make_vec keyword (or set_physics) of a physics value in each
+    typed form vs Gymnasium's SyncVectorEnv of envs whose __init__ had that
+    value (_pinned_class): equal bits, or refused clearly, the env unchanged
+    (a refused set_physics then steps as the env without it)."""
+    from gymnasium.wrappers import TimeLimit
+    from vector_helpers import assert_same
+
+    kind = _kinds.env_class(env_id).kind
+    attr = _physics_attribute(kind, field)
+    ref_id = reference_id(env_id)
+    value = typed_value(env_id, attr, label)
+    where = f"{env_id} make_vec {field} = {label} ({how})"
+    steps = gym.registry[ref_id].max_episode_steps
+
+    def reference(pinned: bool, pin: Any = value) -> Any:
+        cls = _pinned_class(ref_id, attr, pin) if pinned else _gym_class(ref_id)
+        return gym.vector.SyncVectorEnv([lambda: TimeLimit(cls(), steps)] * 2)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if how == "keyword":
+            ours, oexc = _call(lambda: ccgym.make_vec(env_id, 2, **{field: value}))
+            refused_state = None
+        else:
+            ours = ccgym.make_vec(env_id, 2)
+            ours.reset(seed=SEED)
+            physics, refused_state = ours.get_physics(), ours.get_state()
+            _, oexc = _call(lambda: ours.set_physics(**{field: value}))
+        (ref, rexc) = _call(reference, oexc is None)
+    if oexc is not None:
+        assert refused_clearly(oexc, (field, attr)), f"{where}: unclear refusal {oexc!r}"
+        if refused_state is None:
+            return
+        assert ours.get_physics() == physics, f"{where}: the refused set_physics changed physics"
+        after = ours.get_state()
+        assert bytes(after["state_buffer"]) == bytes(refused_state["state_buffer"]), where
+    if rexc is not None:
+        assert oexc is not None, f"{where}: Gymnasium's constructor raises {rexc!r}"
+        return
+    space = _gym_class(ref_id)().action_space  # the default's (a pinned 0 bound is empty)
+    acts = [np.stack([a, b]) if isinstance(space, gym.spaces.Box) else np.array([a, b])
+            for a, b in zip(actions(space, 11, STEPS), actions(space, 12, STEPS))]
+    start = ours.get_state()
+
+    def run(ref: Any) -> None:
+        ours.set_state(start)
+        r, o = ref.reset(seed=SEED), ours.reset(seed=SEED)
+        assert_same(o[0], r[0], where + " reset")
+        for at, r, o in _step_pairs(ref, ours, acts, where):
+            for k in range(4):
+                assert_same(o[k], r[k], f"{at} item {k}")
+
+    try:
+        run(ref)
+    except AssertionError as e:
+        # The vector env's physics are float64 values (docs/compatibility.md,
+        # "Other edge cases"): where Gymnasium's Python-number arithmetic
+        # raises (Pendulum's 3 / (m * l**2) with m = 0), it computes numpy's
+        # inf/NaN, as Gymnasium's env with the np.float64 value does.
+        if type(value) not in (int, float) or not any(
+                x in str(e) for x in ("ZeroDivisionError", "OverflowError")):
+            raise
+        run(reference(oexc is None, np.float64(value)))
+
+
+# ------------------------------------------ the vector state in narrow dtypes
+
+VECTOR_STATE = [[0.1, -0.0, 2.3], [0.0, -0.6, 1.0], [0.05, 0.2, -0.19], [-0.0, 1.5, -1.0]]
+VECTOR_STATE_FORMS = ("float64", "float32", "float16", "int64", "int32",
+                      "list of float64", "list of float32", "list of floats")
+
+
+def _vector_state_cases() -> list[Any]:
+    cases = []
+    for env_id in ccgym.ENV_IDS:
+        ref_id = reference_id(env_id)
+        if gym.registry[ref_id].vector_entry_point is None:
+            continue  # no Gymnasium vector env of its own to compare with
+        if not _kinds.env_class(env_id)._vector_state:
+            continue
+        for form in VECTOR_STATE_FORMS:
+            cases.append(pytest.param(env_id, form, id=f"{env_id}-state-{form}"))
+    return cases
+
+
+def _state_in(form: str) -> Any:
+    if form.startswith("list of floats"):
+        return [list(map(float, row)) for row in VECTOR_STATE]
+    if form.startswith("list of "):
+        dtype = form.removeprefix("list of ")
+        return [list(np.array(row, dtype=dtype)) for row in VECTOR_STATE]
+    arr = np.array(VECTOR_STATE, dtype=np.float64)
+    return (arr * 0 + np.round(arr)).astype(form) if form.startswith("int") else arr.astype(form)
+
+
+@pytest.mark.parametrize("env_id,form", _vector_state_cases())
+def test_vector_state_typed_sweep(env_id, form):
+    """``envs.state = s`` in each dtype or form on ccgym's vector env and on
+    Gymnasium's own (make_vec's vector entry point, CartPoleVectorEnv), then
+    the same steps until an instance ends (their resets draw differently):
+    equal observations and state bits, or refused clearly, the env unchanged."""
+    from vector_helpers import assert_same
+
+    ref_id = reference_id(env_id)
+    where = f"{env_id} vector state = {form}"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = gym.make_vec(ref_id, num_envs=3, vectorization_mode="vector_entry_point")
+        ours = ccgym.make_vec(env_id, 3)
+        ref.reset(seed=SEED)
+        ours.reset(seed=SEED)
+    before = np.array(ours.state, copy=True)
+    _, oexc = _call(setattr, ours, "state", _state_in(form))
+    if oexc is not None:
+        assert refused_clearly(oexc, ("state",)), f"{where}: unclear refusal {oexc!r}"
+        assert ours.state.dtype == before.dtype and ours.state.tobytes() == before.tobytes(), \
+            f"{where}: the refused write changed the state"
+        return
+    ref.unwrapped.state = _state_in(form)
+    for t in range(TYPED_STEPS):
+        a = np.array([t % 2, 1, 0])
+        r, rexc = _call(ref.step, a)
+        o, oexc = _call(ours.step, a)
+        assert type(oexc) is type(rexc), f"{where} step {t}: {rexc!r} vs ccgym's {oexc!r}"
+        if rexc is not None:
+            return
+        assert_same(o[0], r[0], f"{where} step {t} obs")
+        # (Rewards: CartPoleVectorEnv's are float32, ccgym's SyncVectorEnv's float64.)
+        assert_same(o[1], r[1].astype(o[1].dtype), f"{where} step {t} reward")
+        assert_same(np.asarray(ours.state), np.asarray(ref.unwrapped.state),
+                    f"{where} step {t} state")
+        if r[2].any() or r[3].any():
+            return

@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 import ccgym
-from ccgym import _attributes, _kinds
+from ccgym import _attributes, _core, _kinds
 from reference import reference_id
 
 STEPS = 12
@@ -250,3 +250,157 @@ def test_class_value_gymnasium_step_would_raise_on_is_shadowed_by_init(name, val
     ref, ours = ref_cls(), our_cls()
     assert getattr(ours, name) == getattr(ref, name)
     assert _run(ours) == _run(ref)
+
+
+# ------------------------------------------------------------ vars(env) reads
+
+_MISSING = object()
+
+
+def _live_names(env_id: str) -> list[str]:
+    """Every live attribute of env_id's kind: the def's attributes and list
+    attributes (Acrobot's AVAIL_TORQUE)."""
+    info = _core.env_info(_kinds.env_class(env_id).kind)
+    return list(info.attributes) + list(info.list_attributes)
+
+
+def _as_read(value):
+    """A read value as type and bits (a float's sign and NaN payload count)."""
+    if isinstance(value, (list, tuple)):
+        return (type(value).__name__, tuple(_as_read(v) for v in value))
+    if isinstance(value, (float, np.floating, np.integer, np.ndarray)) and not isinstance(
+            value, bool):
+        arr = np.asarray(value)
+        return (type(value).__name__, arr.dtype.str, arr.shape, arr.tobytes())
+    return (type(value).__name__, repr(value))
+
+
+def _vars_reads(env, names) -> dict:
+    """What each way of reading ``vars(env)`` answers for each name."""
+    d = vars(env)
+    keys = set(d.keys())
+    items = dict(d.items())
+    out = {}
+    for name in names:
+        try:
+            item = ("value", _as_read(d[name]))
+        except KeyError:
+            item = ("KeyError",)
+        got = d.get(name, _MISSING)
+        out[name] = (item, name in d, name in keys,
+                     "absent" if got is _MISSING else _as_read(got),
+                     _as_read(items[name]) if name in items else "absent")
+    return out
+
+
+def _assert_same_reads(ref, ours, names, where):
+    r, o = _vars_reads(ref, names), _vars_reads(ours, names)
+    for name in names:
+        assert o[name] == r[name], f"{where}: vars(env) read of {name!r}"
+
+
+@pytest.mark.parametrize("env_id", list(ccgym.ENV_IDS))
+def test_vars_read(env_id):
+    """``vars(env)[X]``, ``.get``, ``in``, ``keys()``/``items()`` of every
+    live attribute answer as Gymnasium's (issue 45): the value, of its type
+    and bits, where Gymnasium's env has an instance attribute (every one
+    its __init__ sets; one written on the env), KeyError where Gymnasium
+    reads it from the class (Acrobot's constants), after each way of
+    changing it, and in copies."""
+    names = _live_names(env_id)
+    ref, ours = _make(env_id, False), _make(env_id, True)
+    _assert_same_reads(ref, ours, names, f"{env_id} fresh")
+    ref.reset(seed=1)
+    ours.reset(seed=1)
+    _assert_same_reads(ref, ours, names, f"{env_id} reset")
+    for name in names:
+        if name == "AVAIL_TORQUE":
+            value = [-2.0, 0.0, 2.0]
+        else:
+            value = _changed(getattr(ref, name))
+        setattr(ref, name, value)
+        setattr(ours, name, value)
+        _assert_same_reads(ref, ours, names, f"{env_id} env.{name} = {value!r}")
+        other = value + [1.0] if isinstance(value, list) else _changed(value)
+        vars(ref)[name] = other
+        vars(ours)[name] = other
+        _assert_same_reads(ref, ours, names, f"{env_id} vars(env)[{name!r}] = {other!r}")
+        assert vars(ours)[name] is getattr(ours, name), f"{env_id}: {name} read is the object"
+    for make_copy in (copy.copy, copy.deepcopy, lambda e: pickle.loads(pickle.dumps(e))):
+        _assert_same_reads(make_copy(ref), make_copy(ours), names, f"{env_id} copy")
+    # A delete (Gymnasium's instance value goes; its class's shows through, or
+    # ccgym refuses the delete where the step would need a value).
+    for name in names:
+        try:
+            delattr(ours, name)
+        except AttributeError:
+            continue
+        delattr(ref, name)
+        _assert_same_reads(ref, ours, names, f"{env_id} del env.{name}")
+    assert _run(ours) == _run(ref), f"{env_id}: stepping after the writes and reads"
+
+
+@pytest.mark.parametrize("env_id", list(ccgym.ENV_IDS))
+def test_vars_read_class_level(env_id):
+    """A class-level write puts no entry in an env's ``vars`` (Gymnasium's
+    class attribute); setdefault/pop through vars(env) of an attribute the
+    env reads from its class answer as Gymnasium's dict does."""
+    names = _live_names(env_id)
+    ref_cls, our_cls = _pair_classes(env_id)
+    name = next(n for n in _attributes.attributes(_kinds.env_class(env_id).kind)
+                if not n.startswith("_") and isinstance(_default(ref_cls, n), float))
+    value = _changed(_default(ref_cls, name))
+    setattr(ref_cls, name, value)
+    setattr(our_cls, name, value)
+    ref, ours = ref_cls(), our_cls()
+    _assert_same_reads(ref, ours, names, f"{env_id} after {name} written on the class")
+    for n in names:
+        if n not in vars(ref) and isinstance(getattr(ref, n), float):
+            other = _changed(getattr(ref, n))
+            assert vars(ours).setdefault(n, other) == vars(ref).setdefault(n, other) == other
+            _assert_same_reads(ref, ours, names, f"{env_id} vars(env).setdefault({n!r})")
+            assert _run(ours) == _run(ref)
+            break
+    for n in names:
+        if n not in vars(ref):
+            with pytest.raises(KeyError):
+                vars(ref).pop(n)
+            with pytest.raises(KeyError):
+                vars(ours).pop(n)
+            assert vars(ours).pop(n, "dflt") == vars(ref).pop(n, "dflt") == "dflt"
+            with pytest.raises(KeyError):
+                del vars(ours)[n]
+            _assert_same_reads(ref, ours, names, f"{env_id} vars(env).pop({n!r})")
+            break
+
+
+_STATE_LIKE = ("state", "steps_beyond_terminated", "last_u")
+
+
+@pytest.mark.parametrize("env_id", list(ccgym.ENV_IDS))
+def test_vars_read_state(env_id):
+    """``vars(env)["state"]`` (and CartPole's steps_beyond_terminated,
+    Pendulum's last_u) reads the attribute, or KeyError where Gymnasium's
+    env has none yet, before the first reset, after it and after steps."""
+    ref, ours = _make(env_id, False), _make(env_id, True)
+
+    def reads(env):
+        out = {}
+        for name in _STATE_LIKE:
+            try:
+                out[name] = _as_read(vars(env)[name])
+            except KeyError:
+                out[name] = "KeyError"
+        return out
+
+    assert reads(ours) == reads(ref), f"{env_id} before reset"
+    ref.reset(seed=5)
+    ours.reset(seed=5)
+    assert reads(ours) == reads(ref), f"{env_id} after reset"
+    for t in range(3):
+        a = (t % int(ref.action_space.n) if isinstance(ref.action_space, gym.spaces.Discrete)
+             else np.array([0.5], dtype=np.float32))
+        ref.step(a)
+        ours.step(a)
+        assert reads(ours) == reads(ref), f"{env_id} after step {t}"
+    assert vars(ours)["state"] is ours.state

@@ -12,6 +12,13 @@
   sign step as in Gymnasium, from a state of signed zeros.
 - CartPole's vector ``state`` refuses a float32/float16 array, which
   Gymnasium's ``CartPoleVectorEnv`` would step in that precision.
+- CartPole's vector keywords and ``set_physics`` refuse a float32/float16
+  ``masscart``, ``masspole`` or ``length`` (a scalar or an array of that
+  dtype), which Gymnasium's ``__init__`` would combine into ``total_mass`` /
+  ``polemass_length`` in that type, the env unchanged; the other narrow
+  physics and the float64 forms step as Gymnasium's env with those
+  attribute values (and __init__'s derived ones); the single env and SB3's
+  ``set_attr`` take the narrow values as attribute writes, as Gymnasium.
 - Pendulum refuses a bool or integer action while ``max_torque`` is an
   integer (Gymnasium's torque then stays an integer of the action's type),
   and steps every other pairing as Gymnasium does.
@@ -217,3 +224,125 @@ def test_sb3_integer_action_with_an_instance_integer_max_torque_is_refused():
     envs.step(a.astype(np.float32))
     envs.env_method("set_wrapper_attr", "max_torque", 100.0, indices=[1])
     envs.step(a)
+
+
+# Gymnasium's CartPoleEnv.__init__ derives these from the inputs, once.
+_CARTPOLE_DERIVED = {"total_mass": lambda e: e.masspole + e.masscart,
+                     "polemass_length": lambda e: e.masspole * e.length}
+_NARROW_OPERANDS = ("masscart", "masspole", "length")
+_NARROW_VALUES = {"masscart": 1.1, "masspole": 0.3, "length": 0.7, "gravity": 9.1,
+                  "force_mag": 7.3, "tau": 0.03}
+
+
+def _gym_cartpole_with(values: dict) -> GymCartPole:
+    """Gymnasium's env as its __init__ would be with these attribute values."""
+    env = GymCartPole()
+    for name, value in values.items():
+        setattr(env, name, value)
+    for name, derive in _CARTPOLE_DERIVED.items():
+        setattr(env, name, derive(env))
+    return env
+
+
+def _episode(step, reset, n: int = 40) -> list[bytes]:
+    obs = reset()
+    out = [obs.tobytes()]
+    for t in range(n):
+        obs, term = step(t % 3 % 2)
+        out.append(obs.tobytes())
+        if term:
+            break
+    return out
+
+
+def _vector_episode(envs) -> list[bytes]:
+    def step(a):
+        o, _, term, _, _ = envs.step(np.full(envs.num_envs, a))
+        return o[0], term[0]
+    return _episode(step, lambda: envs.reset(seed=4)[0][0])
+
+
+def _gym_episode(env) -> list[bytes]:
+    def step(a):
+        o, _, term, _, _ = env.step(a)
+        return o, term
+    return _episode(step, lambda: env.reset(seed=4)[0])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+@pytest.mark.parametrize("name", _NARROW_OPERANDS)
+@pytest.mark.parametrize("how", ["keyword", "set_physics", "set_physics array"])
+def test_cartpole_vector_narrow_derived_input_refused(name, dtype, how):
+    """Refused with a TypeError naming the attribute and the derived ones,
+    the env unchanged (physics, state, later steps); as Gymnasium's own
+    arithmetic would keep the narrow type in total_mass/polemass_length."""
+    value = dtype(_NARROW_VALUES[name])
+    if how == "keyword":
+        with pytest.raises(TypeError, match=f"{name} = .*{np.dtype(dtype).name}"):
+            ccgym.make_vec("CartPole-v1", 2, **{name: value})
+        return
+    if how == "set_physics array":
+        value = np.full(2, value, dtype=dtype)
+    envs, twin = ccgym.make_vec("CartPole-v1", 2), ccgym.make_vec("CartPole-v1", 2)
+    for e in (envs, twin):
+        e.set_physics(gravity=9.0)
+        e.reset(seed=4)
+        e.step(np.array([1, 0]))
+    physics, state = envs.get_physics(), envs.get_state()
+    with pytest.raises(TypeError, match=f"{name} = .*total_mass|{name} = .*polemass_length"):
+        envs.set_physics(**{name: value, "tau": 0.03})
+    after = envs.get_state()
+    assert envs.get_physics() == physics
+    assert bytes(after["state_buffer"]) == bytes(state["state_buffer"])
+    for t in range(20):
+        a = np.array([t % 2, 1 - t % 2])
+        assert _bits(envs.step(a)[0]) == _bits(twin.step(a)[0])
+
+
+@pytest.mark.parametrize("values", [
+    {"masscart": np.float64(1.1)}, {"masspole": 0.3, "length": np.float64(0.7)},
+    {"masscart": np.float32(1.1).item()},
+    {"gravity": np.float32(9.1)}, {"force_mag": np.float16(7.3)}, {"tau": np.float32(0.03)},
+    {"gravity": np.float16(9.1), "masscart": 2.0, "length": np.int64(1)},
+], ids=repr)
+@pytest.mark.parametrize("how", ["keyword", "set_physics"])
+def test_cartpole_vector_physics_step_as_gymnasium(values, how):
+    """What the vector env takes (float64 forms of the derived inputs, the
+    other physics in narrow types) steps as Gymnasium's env with those
+    attribute values, bit for bit."""
+    if how == "keyword":
+        envs = ccgym.make_vec("CartPole-v1", 2, **values)
+    else:
+        envs = ccgym.make_vec("CartPole-v1", 2)
+        envs.set_physics(**values)
+    assert _vector_episode(envs) == _gym_episode(_gym_cartpole_with(values))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+@pytest.mark.parametrize("name", _NARROW_OPERANDS)
+def test_cartpole_single_and_sb3_narrow_derived_input_as_gymnasium(name, dtype):
+    """The single env (an attribute write: total_mass kept, as Gymnasium's)
+    and SB3's set_attr (the same write on an instance) take it, equal to
+    Gymnasium's env and to DummyVecEnv."""
+    value = dtype(_NARROW_VALUES[name])
+    ref, ours = GymCartPole(), CartPoleEnv()
+    for env in (ref, ours):
+        setattr(env, name, value)
+    assert _gym_episode(ours) == _gym_episode(ref)
+    assert type(ours.total_mass) is type(ref.total_mass)
+    pytest.importorskip("stable_baselines3")
+    import gymnasium as gym
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from ccgym.sb3 import VecEnv
+
+    ours_v = VecEnv("CartPole-v1", 2)
+    ref_v = DummyVecEnv([lambda: gym.make("CartPole-v1")] * 2)
+    out = []
+    for v in (ours_v, ref_v):
+        v.seed(4)
+        v.reset()
+        v.set_attr(name, value, indices=[1])
+        obs = [v.step(np.array([t % 2, 1 - t % 2]))[0].tobytes() for t in range(25)]
+        out.append((obs, [type(x).__name__ for x in v.get_attr("total_mass")]))
+    assert out[0] == out[1]

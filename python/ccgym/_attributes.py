@@ -344,7 +344,7 @@ class ParamAttribute:
     def __set__(self, env: Any, value: Any) -> None:
         if not env.__dict__.get("_attr_live"):
             # In __init__: Gymnasium's defaults, which the C params already hold.
-            env.__dict__.setdefault("_attr_faces", {})[self.name] = value
+            set_face(env, self.name, value)
             return
         write_live(env, self.name, value, own=True)
 
@@ -364,8 +364,30 @@ class ParamAttribute:
         if owner_cls is None:
             value = self.class_default
         write_live(env, self.name, value, own=False)
-        faces.pop(self.name, None)
+        drop_face(env, self.name)
         env._bind_step()
+
+
+def set_face(env: Any, name: str, value: Any) -> None:
+    """Makes ``value`` env's own value of live attribute ``name`` (its face,
+    which the descriptor reads), and puts it under ``name`` in the env's
+    ``__dict__`` too, where Gymnasium's instance attribute is: a read through
+    ``vars(env)`` (``[name]``, ``get``, ``in``, ``items()``, ...) then sees
+    what Gymnasium's does. Attribute lookups never read that entry (the
+    descriptor is a data descriptor, which wins over the instance dict), so
+    the step path is unchanged. Every change of a face goes through here or
+    :func:`drop_face`."""
+    d = env.__dict__
+    d.setdefault("_attr_faces", {})[name] = value
+    dict.__setitem__(d, name, value)
+
+
+def drop_face(env: Any, name: str) -> None:
+    """Env has no own value of ``name`` any more (``del env.X``): it reads
+    its class's, and ``vars(env)`` no longer holds ``name``, as in Gymnasium."""
+    d = env.__dict__
+    d.get("_attr_faces", {}).pop(name, None)
+    dict.pop(d, name, None)
 
 
 def write_live(env: Any, name: str, value: Any, own: bool) -> None:
@@ -380,7 +402,7 @@ def write_live(env: Any, name: str, value: Any, own: bool) -> None:
         env._check_attribute(name, value)  # the env's own quirks, if any
     env._write_params({field: c_value, **tag_change})
     if own:
-        env.__dict__.setdefault("_attr_faces", {})[name] = value
+        set_face(env, name, value)
     if has_class(kind, name, "action_operand"):
         narrow = type(value) in (np.float16, np.float32)
         env.__dict__["_narrow_action"] = np.dtype(type(value)) if narrow else None

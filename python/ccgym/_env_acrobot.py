@@ -310,12 +310,12 @@ class AcrobotEnv(_DiscreteEnv, metaclass=_AcrobotType):
     def _set_torques_now(self, value: Any, torques: tuple[float, ...] | None) -> None:
         if type(value) is list:
             self._core.follow(_AVAIL, value, now=True)  # its items now, then followed
-            self.__dict__.setdefault("_attr_faces", {})[_AVAIL] = value
+            _attributes.set_face(self, _AVAIL, value)
             if self.__dict__.pop("_watched", None) is not None:
                 self._bind_step()
         else:
             self._write_params(dict(zip(_TORQUE_FIELDS, torques)))
-            self.__dict__.setdefault("_attr_faces", {})[_AVAIL] = value
+            _attributes.set_face(self, _AVAIL, value)
             self._core.follow(_AVAIL, None)
             self._watch(value)
 
@@ -325,7 +325,7 @@ class AcrobotEnv(_DiscreteEnv, metaclass=_AcrobotType):
             raise AttributeError("AVAIL_TORQUE")
 
         def delete() -> None:
-            del faces["AVAIL_TORQUE"]
+            _attributes.drop_face(self, _AVAIL)
             self._follow_torques()
 
         self._core.exclusive(delete)

@@ -86,11 +86,13 @@ PHYSICS = _PerKind(lambda kind: {name: _core.ENV_INFO[kind].param_defaults[name]
 def physics_value(kind: str, name: str, value: Any, num_envs: int) -> float | np.ndarray:
     """A physical parameter of a batched env as a float or a float64 array of
     length num_envs (an array's values are taken as floats, each instance's
-    value). Each value goes through the attribute write's check
+    value). A narrow-float value of an input of a derived attribute is
+    refused (:func:`_check_init_operand`). Each value goes through the attribute write's check
     (:func:`ccgym._attributes.check_value`; an array's as the Python number
     it holds), a scalar through :func:`batch_scalar` too, and the batched
     envs take finite values only."""
     attr = _attribute_of(kind, name)
+    _check_init_operand(kind, name, value)
     if np.ndim(value) == 0:
         number = _number(name, value.item() if isinstance(value, np.ndarray) else value)
         if not math.isfinite(number):
@@ -116,6 +118,62 @@ def physics_value(kind: str, name: str, value: Any, num_envs: int) -> float | np
         for v in np.unique(np.asarray(value)):
             _attributes.check_value(kind, attr, int(v) if as_int else float(v))
     return arr
+
+
+@functools.cache  # a kind's def never changes once registered
+def init_operands(kind: str) -> dict[str, tuple[str, ...]]:
+    """Physics field -> the derived Gymnasium attributes the def's
+    params_init computes from it (CartPole's masscart -> total_mass;
+    masspole -> total_mass, polemass_length), read off the def itself: each
+    physics input is changed in turn and the params fields that are
+    attributes but no input (Gymnasium's ``__init__`` assignments such as
+    ``self.total_mass = self.masspole + self.masscart``) are compared.
+    Derived fields that are no attribute (Pendulum's ``3 * g / (2 * l)``,
+    which Gymnasium's step recomputes with the attribute's own type) are
+    not counted: the attribute's class covers those."""
+    info = _core.env_info(kind)
+    derived = {attr: field for attr, field in info.attributes.items()
+               if field not in info.param_fields and attr not in info.switches}
+    if not derived:
+        return {}
+    base = params(kind)
+
+    def record(inputs: dict[str, Any]) -> Any:
+        return _core.params_record(kind, inputs).view(info.params_dtype)[0].copy()
+
+    before = record(base)
+    out = {}
+    for field in info.physics_fields:
+        probe = dict(base)
+        probe[field] = float(base[field]) * 1.5 + 0.25
+        after = record(probe)
+        moved = tuple(attr for attr, f in derived.items()
+                      if before[f].tobytes() != after[f].tobytes())
+        if moved:
+            out[field] = moved
+    return out
+
+
+def _check_init_operand(kind: str, name: str, value: Any) -> None:
+    """Refuses a numpy float32/float16 value (a scalar or an array of that
+    dtype) of a physics input the def's params_init combines into a
+    derived Gymnasium attribute (:func:`init_operands`): Gymnasium's
+    ``__init__`` arithmetic keeps the narrow type there (``masspole +
+    np.float32(masscart)`` is a float32), where the batched envs compute
+    derived values in float64."""
+    derived = init_operands(kind).get(name)
+    if derived is None:
+        return
+    dtype = value.dtype if isinstance(value, (np.ndarray, np.generic)) else None
+    if dtype is None or dtype not in (np.float32, np.float16):
+        return
+    attr = _attribute_of(kind, name) or name
+    raise TypeError(
+        f"{attr} = {value!r} ({dtype}): Gymnasium's __init__ computes "
+        f"{', '.join(derived)} from it in {dtype} arithmetic (numpy keeps the narrow "
+        "type), which ccgym's batched envs (derived values computed in float64) do not "
+        f"model; pass float(value) (or a float64 array). The single env takes it as an "
+        f"attribute write, which, as Gymnasium's, leaves {', '.join(derived)} unchanged")
 
 
 def _attribute_of(kind: str, field: str) -> str | None:

@@ -151,12 +151,25 @@ def _ccgym_owned(cls: type, name: str) -> bool:
 
 
 class _LiveDict(dict):  # type: ignore[type-arg]
-    """A single env's ``__dict__``: a write through it (``vars(env)["gravity"]
-    = 5.0``, ``env.__dict__.update(...)``) of a live attribute's name, which
+    """A single env's ``__dict__``, holding what Gymnasium's env holds there.
+
+    Writes: a write through it (``vars(env)["gravity"] = 5.0``,
+    ``env.__dict__.update(...)``) of a live attribute's name, which
     Gymnasium keeps in its env's __dict__, goes to the attribute (live, or
     refused as the attribute write refuses it); other keys are the plain
-    dict's. Attribute lookups read the dict in C and never call these
-    methods: the step costs the same."""
+    dict's.
+
+    Reads: an attribute the env has its own value of (every one Gymnasium's
+    ``__init__`` sets, or one written on the env) is also an entry of this
+    dict, its value the attribute's (``_attributes.set_face``), so
+    ``vars(env)["gravity"]``, ``get``, ``in``, ``keys()`` and ``items()``
+    answer as Gymnasium's do; one read from the class (Acrobot's constants,
+    where Gymnasium's class holds them) is no entry, as in Gymnasium. The
+    other live data (``state``, ``steps_beyond_terminated``, ``last_u``,
+    ...), which only C holds, reads through ``[key]`` (``__missing__``:
+    the attribute, or KeyError where Gymnasium has none yet) but is not an
+    entry (``in``, ``get`` and iteration do not see it). Attribute lookups
+    read the dict in C and never call these methods: the step costs the same."""
 
     __slots__ = ("_env",)
 
@@ -165,6 +178,22 @@ class _LiveDict(dict):  # type: ignore[type-arg]
         if env is not None and type(key) is str and key in _data_names(type(env)):
             return env
         return None
+
+    @staticmethod
+    def _faced(env: Any, key: str) -> bool:
+        """Whether ``key`` is one of env's attributes kept as an entry while
+        env has its own value (a def attribute or list attribute)."""
+        info = _core.env_info(env.kind)
+        return key in info.attributes or key in info.list_attributes
+
+    def __missing__(self, key: Any) -> Any:
+        env = self._live(key)
+        if env is None or self._faced(env, key):
+            raise KeyError(key)
+        try:
+            return getattr(env, key)
+        except AttributeError:
+            raise KeyError(key) from None
 
     def __setitem__(self, key: Any, value: Any) -> None:
         env = self._live(key)
@@ -177,6 +206,8 @@ class _LiveDict(dict):  # type: ignore[type-arg]
         env = self._live(key)
         if env is None:
             dict.__delitem__(self, key)
+        elif self._faced(env, key) and not dict.__contains__(self, key):
+            raise KeyError(key)  # read from its class: no entry to delete
         else:
             delattr(env, key)
 
@@ -184,7 +215,12 @@ class _LiveDict(dict):  # type: ignore[type-arg]
         env = self._live(key)
         if env is None:
             return dict.setdefault(self, key, default)
-        return getattr(env, key)  # a live attribute always has a value
+        if self._faced(env, key):
+            if dict.__contains__(self, key):
+                return dict.__getitem__(self, key)
+            self[key] = default  # no own value yet: Gymnasium's dict takes it
+            return dict.__getitem__(self, key)
+        return getattr(env, key)  # state & co. always have a value here
 
     def update(self, *args: Any, **kwargs: Any) -> None:
         for key, value in dict(*args, **kwargs).items():
@@ -198,6 +234,10 @@ class _LiveDict(dict):  # type: ignore[type-arg]
         env = self._live(key)
         if env is None:
             return dict.pop(self, key, *default)
+        if self._faced(env, key) and not dict.__contains__(self, key):
+            if default:
+                return default[0]
+            raise KeyError(key)
         value = getattr(env, key)
         delattr(env, key)
         return value

@@ -363,6 +363,15 @@ class VectorEnv(gym.vector.VectorEnv):
                 f"state of dtype {np.dtype(given)}: Gymnasium's CartPoleVectorEnv would "
                 f"step it in {np.dtype(given)}, ccgym's vector env steps float64; assign "
                 "np.asarray(state, dtype=np.float64)")
+        if isinstance(value, (list, tuple)) and not all(
+                isinstance(row, np.ndarray) for row in value):
+            # Gymnasium's step unpacks the rows and computes with each as it
+            # is: tau * x_dot raises TypeError for a list or tuple row (its
+            # Euler step), or numpy converts it (semi-implicit Euler).
+            raise TypeError(
+                f"state as a {type(value).__name__} of rows: Gymnasium's CartPoleVectorEnv "
+                "steps each row as it is given (tau * x_dot raises TypeError for a list "
+                "row); assign np.asarray(state, dtype=np.float64)")
         arr = np.asarray(value, dtype=np.float64)
         target = self._state_matrix()
         if arr.shape != target.shape:
