@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 import ccgym
-from ccgym import _core, _front_core, _kinds, _single_env, rendering, vector
+from ccgym import _core, _front_core, _kinds, rendering, vector
+from ccgym.envs import _base
 from ccgym._params import PARAMS
 
 IDS = list(ccgym.ENV_IDS)
@@ -61,7 +62,7 @@ def test_make_vec_builds_no_single_env_and_one_batch(env_id, monkeypatch):
     class FrontCore:
         FrontBatch = CountingBatch
 
-    monkeypatch.setattr(_single_env._CoreEnv, "__init__", no_single_env)
+    monkeypatch.setattr(_base._CoreEnv, "__init__", no_single_env)
     monkeypatch.setattr(vector, "_front_core", FrontCore)
     envs = ccgym.make_vec(env_id, 3)
     assert len(made) == 1 and envs.batch is made[0]

@@ -31,11 +31,11 @@ from reference import is_stock, reference_id
 
 def _scaffolded() -> list[tuple[str, str]]:
     """(new id, source id) pairs: each id of ccgym's own module
-    (``ccgym._env_*``, not a plugin's) that Gymnasium lacks, with the stock
+    (``ccgym.envs.<env>``, not a plugin's) that Gymnasium lacks, with the stock
     id of the Gymnasium class its def mirrors, at its version."""
     pairs = []
     for env_id, spec in ccgym.ENV_SPECS.items():
-        if is_stock(env_id) or not (len(spec) > 3 and spec[3].startswith("ccgym._env_")):
+        if is_stock(env_id) or not (len(spec) > 3 and spec[3].startswith("ccgym.envs.")):
             continue
         source = reference_id(env_id)
         if source in ccgym.ENV_SPECS and is_stock(source):

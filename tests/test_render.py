@@ -237,7 +237,7 @@ def test_pixels_are_area_averaged_frames(kind):
     full = venv.render().astype(np.float64)
     h, w = KINDS[kind][2]
     # 84x84 is not a divisor of the canvas: compare with numpy's area average
-    wy, wx = rendering._area_weights(h, 84), rendering._area_weights(w, 84)
+    wy, wx = rendering.icons._area_weights(h, 84), rendering.icons._area_weights(w, 84)
     expect = np.einsum("ij,njkc,lk->nilc", wy, full, wx, optimize=True)
     rgb = rendering.render_pixels(kind, venv._core, shape=(84, 84))
     assert rgb.shape == (3, 84, 84, 3) and rgb.dtype == np.uint8
@@ -316,9 +316,9 @@ def test_record_with_policy(tmp_path):
 def test_builtin_png_decoder_reads_gymnasium_asset():
     """The fallback used when neither Pillow nor pygame is installed."""
     pil = pytest.importorskip("PIL.Image")
-    path = rendering._gymnasium_asset("clockwise.png")
+    path = rendering.icons._gymnasium_asset("clockwise.png")
     with open(path, "rb") as f:
-        ours = rendering._decode_png(f.read())
+        ours = rendering.icons._decode_png(f.read())
     with pil.open(path) as im:
         np.testing.assert_array_equal(ours, np.asarray(im.convert("RGBA")))
 

@@ -36,7 +36,7 @@ fast() {
     n=$((n + 2))
   fi
 }
-for f in src/*.c; do
+for f in src/*.c python/ccgym/envs/*/*.c; do
   extra=()
   [ "$X86" = 1 ] && extra=(-DCCGYM_FAST_X86=1)
   case "$f" in *_lanes.c)
@@ -65,4 +65,4 @@ done
 n=$((n + 1))
 "$CC" "${WARN[@]}" "${EXACT[@]}" -c tests/c/exact_math_check.c -o "$OUT/exact_math_check.o"
 n=$((n + 1))
-echo "clang_check: $n compilations of $(ls src/*.c | wc -l) C sources and the C test driver, no warnings"
+echo "clang_check: $n compilations of $(ls src/*.c python/ccgym/envs/*/*.c | wc -l) C sources and the C test driver, no warnings"

@@ -1,27 +1,27 @@
 #!/usr/bin/env python3
 """Scaffold a new env from an existing one: ``python tools/new_env.py NAME --from KIND``.
 
-Run at the repository root. It copies the source env's own files under the
-new name and registers it, and touches nothing else:
+Run at the repository root. It copies the source env's folder under the new
+name and registers it, and touches nothing else:
 
-- creates ``src/include/ccgym/<name>.h`` (private: ccgym installs only the
-  public ``include/ccgym``) and ``src/<name>.c`` (the source env's
-  header and C file, its identifiers, header guard and def name renamed),
-  ``src/<name>_lanes.c`` where the source has an exact lanes block (its
-  ``src/<kind>_lanes.c``, renamed the same way), and
-  ``python/ccgym/_env_<name>.py`` (the source's Python module, its class
-  renamed ``<NAME>Env`` and its kind ``NAME``: a class of its own, not a
-  subclass of the source's, so later changes to either stay in its env);
+- creates one folder, ``python/ccgym/envs/<name>/``, with the source env's
+  files (``python/ccgym/envs/<kind>/``) renamed: ``<name>.h`` (its step
+  header, private: ccgym installs only the public ``include/ccgym``) and
+  ``<name>.c`` (its def), their identifiers, header guard and def name
+  renamed; ``<name>_lanes.c`` where the source has an exact lanes block; and
+  ``__init__.py`` (the source's Python module, its class renamed
+  ``<NAME>Env`` and its kind ``NAME``: a class of its own, not a subclass of
+  the source's, so later changes to either stay in its env);
 - edits two files, adding one registry line to each: ``src/envs.def`` (the
   def, in the C registry's list) and ``python/ccgym/_registration.py`` (each
   id of the source env under the new name, with its step limit and
   threshold: one line per id).
 
-CMake compiles every ``src/*.c`` of the kernels, and every shared layer
+CMake compiles every C file of ``src/`` and of each env folder, and every shared layer
 reads the new env from its def, so a build after this gives the new ids
 (``ccgym/<NAME>-v1`` ...) everywhere the source's work: single, vector, SB3,
 rendering, snapshots, attributes, bench. The new env steps like its source
-until you change its physics in ``src/<name>.c`` (and its header's step
+until you change its physics in ``<name>.c`` (and its header's step
 body, which the block file runs too, exact and fast). Symbols the source
 uses but does not own (declared in a shared header) are kept; the def's
 ``gym_class`` (the
@@ -42,6 +42,7 @@ import re
 import sys
 
 ROOT = pathlib.Path.cwd()
+ENVS = ROOT / "python" / "ccgym" / "envs"  # one folder per env
 
 
 def snake(name: str) -> str:
@@ -50,11 +51,11 @@ def snake(name: str) -> str:
 
 def shared_symbols(source_files: set[pathlib.Path]) -> set[str]:
     """Identifiers declared in the shared headers (every header in include/,
-    src/include/ or src/ but the source env's own): the shared code's, not
-    the env's."""
+    src/include/, src/ or another env's folder, but the source env's own):
+    the shared code's, not the env's."""
     words: set[str] = set()
     for path in [*ROOT.glob("include/ccgym/*.h"), *ROOT.glob("src/include/ccgym/*.h"),
-                 *ROOT.glob("src/*.h")]:
+                 *ROOT.glob("src/*.h"), *ENVS.glob("*/*.h")]:
         if path.resolve() in source_files:
             continue
         words.update(re.findall(r"\bccgym_\w+", path.read_text()))
@@ -74,28 +75,28 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"NAME must be CamelCase letters and digits, got {args.name!r}")
     new = snake(args.name)
     old = args.source
-    src_c, src_h = ROOT / "src" / f"{old}.c", ROOT / "src" / "include" / "ccgym" / f"{old}.h"
+    src_dir, new_dir = ENVS / old, ENVS / new
+    src_c, src_h = src_dir / f"{old}.c", src_dir / f"{old}.h"
     registry_c, registry_py = ROOT / "src" / "envs.def", ROOT / "python/ccgym/_registration.py"
     for path in (src_c, src_h, registry_c, registry_py):
         if not path.is_file():
             parser.error(f"{path.relative_to(ROOT)} not found (run at the repository root; "
-                         "--from takes an env's file name such as pendulum)")
-    new_c, new_h = ROOT / "src" / f"{new}.c", ROOT / "src" / "include" / "ccgym" / f"{new}.h"
-    new_py = ROOT / "python" / "ccgym" / f"_env_{new}.py"
-    src_lanes, new_lanes = ROOT / "src" / f"{old}_lanes.c", ROOT / "src" / f"{new}_lanes.c"
-    for path in (new_c, new_h, new_py, new_lanes):
-        if path.exists():
-            parser.error(f"{path.relative_to(ROOT)} exists already")
+                         "--from takes an env's folder name such as pendulum)")
+    if new_dir.exists():
+        parser.error(f"{new_dir.relative_to(ROOT)} exists already")
+    new_c, new_h, new_py = new_dir / f"{new}.c", new_dir / f"{new}.h", new_dir / "__init__.py"
+    src_lanes, new_lanes = src_dir / f"{old}_lanes.c", new_dir / f"{new}_lanes.c"
 
     c_text = src_c.read_text()
     m = re.search(r'CCGYM_DEFINE_STOCK_ENV\(\s*ccgym_' + re.escape(old) + r'\b.*?\.name = "(\w+)"',
                   c_text, re.S)
     if m is None:
-        parser.error(f"src/{old}.c has no CCGYM_DEFINE_STOCK_ENV(ccgym_{old}, ...) with a .name")
+        parser.error(f"{src_c.relative_to(ROOT)} has no CCGYM_DEFINE_STOCK_ENV(ccgym_{old}, ...) "
+                     "with a .name")
     old_kind = m.group(1)
     m = re.search(r'\.gym_class = "(\w+)"', c_text)
     if m is None:
-        parser.error(f"src/{old}.c's def names no .gym_class")
+        parser.error(f"{src_c.relative_to(ROOT)}'s def names no .gym_class")
     old_class = _ccgym_class(old_kind)
     new_class = f"{args.name}Env"
 
@@ -110,11 +111,11 @@ def main(argv: list[str] | None = None) -> int:
             return f"ccgym_{new}" + word[len(prefix):]
         text = re.sub(r"\b" + re.escape(prefix) + r"(?:_\w+)?\b", ident, text)
         text = text.replace(f"CCGYM_{old.upper()}_H_", f"CCGYM_{new.upper()}_H_")
-        text = text.replace(f'"ccgym/{old}.h"', f'"ccgym/{new}.h"')
+        text = text.replace(f'#include "{old}.h"', f'#include "{new}.h"')
         text = text.replace(f'.name = "{old_kind}"', f'.name = "{args.name}"')
         return text
 
-    note = (f"/* {args.name}: made by tools/new_env.py from {old} (src/{old}.c); it steps "
+    note = (f"/* {args.name}: made by tools/new_env.py from {old} (envs/{old}/); it steps "
             f"as {old_kind}\n * until its physics here change. */\n")
     writes = {
         new_h: note + rename_c(src_h.read_text()),
@@ -137,12 +138,14 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"python/ccgym/_registration.py registers no {old_kind}-v* id")
     added = "".join(
         re.sub(rf'"{re.escape(old_kind)}-(v\d+)": \("{re.escape(old_class)}", ([^,]*, [^,]*), [^)]*\)',
-               rf'"{args.name}-\1": ("{new_class}", \2, "ccgym._env_{new}")', ln)
+               rf'"{args.name}-\1": ("{new_class}", \2, "ccgym.envs.{new}")', ln)
         for ln in lines)
     py = py.replace(lines[-1], lines[-1] + added, 1)
     writes[registry_c] = reg
     writes[registry_py] = py
 
+    if not args.dry_run:
+        new_dir.mkdir()
     for path, text in writes.items():
         verb = "edit  " if path.exists() else "create"
         print(f"{verb} {path.relative_to(ROOT)}")
@@ -166,11 +169,11 @@ def _ccgym_class(kind: str) -> str:
 
 def _python_module(name: str, new: str, old: str, old_kind: str, old_class: str,
                    new_class: str) -> str:
-    """The source env's module (``python/ccgym/_env_<old>.py``) for the new
+    """The source env's module (``python/ccgym/envs/<old>/__init__.py``) for the new
     kind: its class renamed, its kind and the ids in its text renamed; the
-    shared machinery it imports (``ccgym._single_env``, another module's
+    shared machinery it imports (``ccgym.envs._base``, another module's
     private helpers) stays shared."""
-    path = ROOT / "python" / "ccgym" / f"_env_{old}.py"
+    path = ENVS / old / "__init__.py"
     if not path.is_file():
         sys.exit(f"new_env: {path.relative_to(ROOT)} not found")
     text = path.read_text()
@@ -179,7 +182,7 @@ def _python_module(name: str, new: str, old: str, old_kind: str, old_class: str,
     text = re.sub(rf'"{re.escape(old_kind)}"', f'"{name}"', text)
     text = re.sub(rf"\bccgym/{re.escape(old_kind)}-v", f"ccgym/{name}-v", text)
     note = (f'# {name}: made by tools/new_env.py from {old_kind} ({path.relative_to(ROOT)}); '
-            f'it steps as {old_kind}\n# until its physics (src/{new}.c) change.\n')
+            f'it steps as {old_kind}\n# until its physics ({new}.c, beside this file) change.\n')
     return note + text
 
 

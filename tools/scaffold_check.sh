@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Adding an env is its own files plus one registry line each in C
+# Adding an env is one folder of its own plus one registry line each in C
 # (src/envs.def) and Python (_registration.py): checked for real. In a
 # scratch copy of the committed tree (git archive HEAD) this runs
 # `python tools/new_env.py PendulumCopy --from pendulum`, checks that it
-# created only files whose paths carry the new name and added one line to
-# each of at most two existing files, builds and installs that tree into a
+# created files in one new folder only (python/ccgym/envs/pendulum_copy/)
+# and added one line to each of at most two existing files, builds and installs that tree into a
 # fresh venv of the current Python, checks that the new class does not
 # subclass its source's, and runs the whole test suite there (slow tests
 # too) but the cases parametrised by a stock id only, which the tree CI's
@@ -42,13 +42,13 @@ git archive HEAD | tar -x -C "$TREE"
 (cd "$TREE" && git init -q && git add -A && git -c user.name=ci -c user.email=ci@localhost commit -qm base)
 (cd "$TREE" && python3 tools/new_env.py PendulumCopy --from pendulum)
 
-# Only new files whose paths carry the new name, and at most two edits.
+# New files in one new folder only, and at most two edits.
 status=$(cd "$TREE" && git status --porcelain --untracked-files=all)
 echo "$status"
-bad_new=$(echo "$status" | awk '$1 == "??" && $2 !~ /pendulum_copy/ {print $2}')
+bad_new=$(echo "$status" | awk '$1 == "??" && $2 !~ /^python\/ccgym\/envs\/pendulum_copy\/[^\/]+$/ {print $2}')
 edited=$(echo "$status" | awk '$1 != "??" {print $2}' | wc -l)
 if [ -n "$bad_new" ] || [ "$edited" -gt 2 ]; then
-  echo "new_env.py created files not named for the env ($bad_new) or edited $edited files (> 2)" >&2
+  echo "new_env.py created files outside python/ccgym/envs/pendulum_copy/ ($bad_new) or edited $edited files (> 2)" >&2
   exit 1
 fi
 # Each edit is one added registry line (Pendulum has one id), nothing removed.
@@ -58,7 +58,7 @@ if echo "$numstat" | awk '$1 != 1 || $2 != 0 {bad = 1} END {exit !bad}'; then
   echo "new_env.py changed more than one line in an existing file" >&2
   exit 1
 fi
-log "scaffold: $(echo "$status" | grep -c '^??') new files, $edited edited by one line each"
+log "scaffold: $(echo "$status" | grep -c '^??') new files in python/ccgym/envs/pendulum_copy/, $edited edited by one line each"
 
 python3 -m venv "$WORK/venv"
 "$WORK/venv/bin/python" -m pip install -q --upgrade pip

@@ -54,16 +54,17 @@ trap cleanup EXIT
 WARN=(-std=gnu99 -Wall -Wextra -Werror -Iinclude -Isrc/include -Isrc)
 EXACT=(-O2 -ffp-contract=off -fno-fast-math -fno-builtin-pow -fno-builtin-powf -fno-math-errno)
 FAST=("${EXACT[@]}" -O3 -fno-trapping-math)
-# The kernels as CMakeLists.txt gathers them: every src/*.c but the per-ISA
+# The kernels as CMakeLists.txt gathers them: every src/*.c and each env
+# folder's python/ccgym/envs/<env>/*.c but the per-ISA
 # files (the lanes files and the fast kernels) and the renderer; the fast
 # objects: src/fast_kernels.c and the envs' block files, per fast ISA.
 KERNELS=()
 BLOCKS=()
-for f in src/*.c; do
+for f in src/*.c python/ccgym/envs/*/*.c; do
   case "$f" in
     src/exact_math_lanes.c|src/fast_kernels.c|src/render.c) ;;
     *_lanes.c) BLOCKS+=("$f") ;;
-    *) KERNELS+=("$(basename "$f" .c)") ;;
+    *) KERNELS+=("${f%.c}") ;;
   esac
 done
 
@@ -79,10 +80,12 @@ build() {
   for f in "${KERNELS[@]}"; do
     # exact_math.c without its lanes (the driver does not call exact math).
     local xm=()
-    [ "$f" = exact_math ] && xm=(-DCCGYM_XM_NO_LANES=1)
-    "${cc[@]}" "${WARN[@]}" "${EXACT[@]}" "$@" "${xm[@]}" -DCCGYM_FAST_X86=1 -c "src/$f.c" \
-      -o "$dir/$f.o"
-    objs+=("$dir/$f.o")
+    [ "$f" = src/exact_math ] && xm=(-DCCGYM_XM_NO_LANES=1)
+    local obj
+    obj="$dir/$(basename "$f").o"
+    "${cc[@]}" "${WARN[@]}" "${EXACT[@]}" "$@" "${xm[@]}" -DCCGYM_FAST_X86=1 -c "$f.c" \
+      -o "$obj"
+    objs+=("$obj")
   done
   # The renderer: compiled with the same flags (not linked: the driver does not draw).
   "${cc[@]}" "${WARN[@]}" "${EXACT[@]}" "$@" -c src/render.c -o "$dir/render.o"

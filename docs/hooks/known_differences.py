@@ -51,9 +51,10 @@ CASES = [
     ("CartPole-v1", "env.gravity = np.float32(9.8); env.state = [0.0, 0.0, 0.0, 0.0]", "1",
      "with a float32 attribute, Gymnasium's `x + tau * x_dot` over Python numbers of a "
      "written list computes in float32, which ccgym does not model"),
-    ("CartPole-v1", "result = vars(env).get('gravity', 'absent')", None,
-     "ccgym keeps the attribute values beside `__dict__` (a write through `vars(env)` "
-     "is the attribute write, live): reading them through `vars(env)` does not see them"),
+    ("CartPole-v1", "result = vars(env).get('state', 'absent')", None,
+     "`state` lives in C: `vars(env)['state']` reads it, but it is no entry of "
+     "`vars(env)`, so `get`, `in` and iterating `vars(env)` do not see it (the "
+     "attributes, `gravity` and the rest, are entries, as in Gymnasium)"),
 ]
 
 

@@ -316,7 +316,7 @@ class ParamAttribute:
     without one reads and steps with its class's value: a class-level write
     (``AcrobotEnv.LINK_MASS_1 = 2.0``, or a subclass body's value), kept in
     the class under :func:`class_key` by the envs' metaclass
-    (``_single_env._EnvType``) so that this descriptor stays in place and
+    (``ccgym.envs._base._EnvType``) so that this descriptor stays in place and
     later instance writes stay live; else the def's default
     (``class_default``: CCGYM_ATTR_CLASS_LEVEL)."""
 

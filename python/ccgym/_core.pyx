@@ -22,6 +22,8 @@ from cpython.object cimport PyObject
 
 from ccgym._core cimport *
 
+from ccgym._version import __version__ as _VERSION  # not the package face (issue 44)
+
 cnp.import_array()
 
 AUTORESET_NEXT_STEP = CCGYM_AUTORESET_NEXT_STEP
@@ -517,7 +519,7 @@ API_MINOR = CCGYM_API_MINOR
 cdef int _check_version(const ccgym_env_def *d) except -1:
     """Refuses (ValueError) a def of another major API version, of a newer
     minor, or whose size is not its minor version's."""
-    from ccgym._version import __version__ as version  # not the package face (issue 44)
+    version = _VERSION
     rebuild = ("rebuild the plugin against this ccgym (pip install --force-reinstall "
                "--no-cache-dir <plugin>)")
     if d.api_version != CCGYM_API_VERSION:
@@ -657,7 +659,7 @@ cdef object _floats(const float *p, int n):
 def def_spaces(str kind):
     """(obs_low, obs_high, action_low, action_high) float32 arrays from kind's
     def (the action bounds None for a discrete action), and its render_fps.
-    Every single env's spaces are built from them (ccgym._single_env._def_spaces)."""
+    Every single env's spaces are built from them (ccgym.envs._base._def_spaces)."""
     return _def_spaces(_env_def(kind))
 
 

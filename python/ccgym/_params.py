@@ -171,8 +171,8 @@ def _check_init_operand(kind: str, name: str, value: Any) -> None:
     raise TypeError(
         f"{attr} = {value!r} ({dtype}): Gymnasium's __init__ computes "
         f"{', '.join(derived)} from it in {dtype} arithmetic (numpy keeps the narrow "
-        "type), which ccgym's batched envs (derived values computed in float64) do not "
-        f"model; pass float(value) (or a float64 array). The single env takes it as an "
+        "type), where ccgym's batched envs compute with float64, derived values too: "
+        f"pass float(value) (or a float64 array). The single env takes it as an "
         f"attribute write, which, as Gymnasium's, leaves {', '.join(derived)} unchanged")
 
 

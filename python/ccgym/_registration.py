@@ -19,15 +19,16 @@ from __future__ import annotations
 # The one registry line of an id (besides its env's line in src/envs.def):
 # id -> (single-env class name, max_episode_steps, reward_threshold, module),
 # as Gymnasium registers them; the module defines the class (each stock env's
-# is its own, ccgym._env_<env>; tools/new_env.py writes one for a new env), and
+# is its own, ccgym.envs.<env> in the env's folder; tools/new_env.py writes one
+# for a new env), and
 # ccgym.envs.<class> loads it on first use.
 ENV_SPECS = {
-    "CartPole-v0": ("CartPoleEnv", 200, 195.0, "ccgym._env_cartpole"),
-    "CartPole-v1": ("CartPoleEnv", 500, 475.0, "ccgym._env_cartpole"),
-    "MountainCar-v0": ("MountainCarEnv", 200, -110.0, "ccgym._env_mountain_car"),
-    "MountainCarContinuous-v0": ("Continuous_MountainCarEnv", 999, 90.0, "ccgym._env_mountain_car_continuous"),
-    "Pendulum-v1": ("PendulumEnv", 200, None, "ccgym._env_pendulum"),
-    "Acrobot-v1": ("AcrobotEnv", 500, -100.0, "ccgym._env_acrobot"),
+    "CartPole-v0": ("CartPoleEnv", 200, 195.0, "ccgym.envs.cartpole"),
+    "CartPole-v1": ("CartPoleEnv", 500, 475.0, "ccgym.envs.cartpole"),
+    "MountainCar-v0": ("MountainCarEnv", 200, -110.0, "ccgym.envs.mountain_car"),
+    "MountainCarContinuous-v0": ("Continuous_MountainCarEnv", 999, 90.0, "ccgym.envs.continuous_mountain_car"),
+    "Pendulum-v1": ("PendulumEnv", 200, None, "ccgym.envs.pendulum"),
+    "Acrobot-v1": ("AcrobotEnv", 500, -100.0, "ccgym.envs.acrobot"),
 }
 
 ENV_IDS = tuple(ENV_SPECS)

@@ -34,7 +34,7 @@ from stable_baselines3.common.vec_env.base_vec_env import (
     VecEnvStepReturn,
 )
 
-from ccgym import _attributes, _core, _front_core
+from ccgym import _attributes, _core, _front_core, rendering
 from ccgym._frontend import (
     COMPENSATED_SUM,
     EpisodeSums,
@@ -58,7 +58,7 @@ from ccgym._params import (
     physics_value,
 )
 from ccgym._registration import gym_id
-from ccgym.rendering import Viewer, render_batch
+from ccgym.rendering import render_batch
 
 __all__ = ["NativeBatchOffWarning", "VecEnv", "VecMonitor", "make_vec_env"]
 
@@ -248,7 +248,7 @@ class VecEnv(_SB3VecEnv):
 
             big = tile_images(self._frames())
             if self._viewer is None:
-                self._viewer = Viewer(big.shape[1], big.shape[0],
+                self._viewer = rendering.Viewer(big.shape[1], big.shape[0],
                                       self.metadata["render_fps"], "ccgym VecEnv")
             self._viewer.show(big)
             return None

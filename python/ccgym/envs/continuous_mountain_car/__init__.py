@@ -4,7 +4,7 @@ Gymnasium's does.
 
 The class's public home is :mod:`ccgym.envs` (``ccgym.envs.Continuous_MountainCarEnv``, which
 loads this module; pickles and reprs name it there); the shared single-env
-machinery is ``ccgym._single_env._CoreEnv``.
+machinery is ``ccgym.envs._base._CoreEnv``.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from typing import Any
 import numpy as np
 
 from ccgym import _attributes, _core, _params
-from ccgym._env_mountain_car import _check_position, _Hill
-from ccgym._single_env import (
+from ccgym.envs.mountain_car import _check_position, _Hill
+from ccgym.envs._base import (
     _ContinuousEnv,
 )
 

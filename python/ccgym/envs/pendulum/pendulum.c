@@ -6,7 +6,7 @@
 #include "ccgym/exactmath.h"
 #include "ccgym/npmath.h"
 #include "ccgym/nptype.h"
-#include "ccgym/pendulum.h"
+#include "pendulum.h"
 
 /* Gymnasium's PendulumEnv: layouts, defaults, params_init's inputs. */
 static const ccgym_field ccgym_pendulum_state_fields[] = {
@@ -171,7 +171,7 @@ static inline void ccgym_pendulum_reset(const ccgym_pendulum_params *p, ccgym_pe
     ccgym_pendulum_observe(p, s, 0, obs);
 }
 
-/* The float32-action step in SIMD lanes, exact and fast (src/pendulum_lanes.c,
+/* The float32-action step in SIMD lanes, exact and fast (pendulum_lanes.c,
  * the same step body over two backends), per ISA. */
 CCGYM_LANES_BLOCK(ccgym_pendulum)
 CCGYM_FAST_KERNEL(ccgym_pendulum)

@@ -61,8 +61,8 @@ void ccgym_mountain_car_params_init(ccgym_mountain_car_params *p, double goal_ve
  * types (s->typed stays 0).
  *
  * From the state s to the next state *next. The one step body of every
- * exact path: the per-instance and typed steps (src/mountain_car.c; lanes =
- * 0, libm's cos) and the exact lanes block (src/mountain_car_lanes.c; lanes
+ * exact path: the per-instance and typed steps (mountain_car.c; lanes =
+ * 0, libm's cos) and the exact lanes block (mountain_car_lanes.c; lanes
  * = 1 with typed = 0, cos_3p = cos(3 * position) from exact math's lanes),
  * which recomputes with lanes = 0 the instances whose *slow it made
  * nonzero. */
@@ -181,7 +181,7 @@ CCGYM_ALWAYS_INLINE void ccgym_mountain_car_step_body(const int lanes,
     }
 }
 
-/* Gymnasium's mountain-car frame (src/mountain_car.c), which both mountain
+/* Gymnasium's mountain-car frame (mountain_car.c), which both mountain
  * cars' paint functions draw. */
 void ccgym_mountain_car_draw(const ccgym_draw *d, double pos, double min_position,
                              double max_position, double goal_position);

@@ -3,7 +3,7 @@ kept in the numpy type Gymnasium's step leaves it in.
 
 The class's public home is :mod:`ccgym.envs` (``ccgym.envs.PendulumEnv``, which
 loads this module; pickles and reprs name it there); the shared single-env
-machinery is ``ccgym._single_env._CoreEnv``.
+machinery is ``ccgym.envs._base._CoreEnv``.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from ccgym import _attributes, _core, _params
-from ccgym._single_env import (
+from ccgym.envs._base import (
     _ContinuousEnv,
 )
 from ccgym.rendering import asset_icon

@@ -49,8 +49,8 @@ static inline double ccgym_cartpole_fallen(const ccgym_cartpole_params *p,
  * the action (0 or 1), with sintheta, costheta = sin and cos of s's theta,
  * to the next state's four floats in *next and whether it terminated. The
  * one step body of every path, by its backend bk (ccgym/npmath.h
- * CCGYM_BK_*): the per-instance step (src/cartpole.c; CCGYM_BK_SCALAR,
- * libm's sin and cos) and the blocks of src/cartpole_lanes.c, exact
+ * CCGYM_BK_*): the per-instance step (cartpole.c; CCGYM_BK_SCALAR,
+ * libm's sin and cos) and the blocks of cartpole_lanes.c, exact
  * (CCGYM_BK_LANES: a branch-free loop of it over exact math's lanes, the
  * same bits) and fast (CCGYM_BK_FAST: fast sin and cos, and one division by
  * total_mass, its reciprocal, where Gymnasium divides by it three times). */

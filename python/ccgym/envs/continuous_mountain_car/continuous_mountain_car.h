@@ -146,8 +146,8 @@ CCGYM_ALWAYS_INLINE void ccgym_cmc_accelerate(const int lanes, const ccgym_conti
  * constants.
  *
  * The one step body of every exact path: the per-instance and typed steps
- * (src/continuous_mountain_car.c; lanes = 0, libm's cos) and the exact
- * lanes block (src/continuous_mountain_car_lanes.c; lanes = 1 at the
+ * (continuous_mountain_car.c; lanes = 0, libm's cos) and the exact
+ * lanes block (continuous_mountain_car_lanes.c; lanes = 1 at the
  * default's constant tags, cos_3p = cos(3 * position) from exact math's
  * lanes), where a line that may change a value's type adds to *slow instead
  * and the block recomputes that instance with lanes = 0. */

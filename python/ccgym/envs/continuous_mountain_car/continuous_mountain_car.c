@@ -1,8 +1,8 @@
 #include <math.h>
 
-#include "ccgym/continuous_mountain_car.h"
+#include "continuous_mountain_car.h"
 #include "ccgym/driver.h"
-#include "ccgym/mountain_car.h"
+#include "../mountain_car/mountain_car.h"
 #include "ccgym/npmath.h"
 #include "ccgym/nptype.h"
 
@@ -164,7 +164,7 @@ static inline void ccgym_continuous_mountain_car_observe(
 CCGYM_DECLARE_TYPED_STEP(ccgym_continuous_mountain_car);
 
 /* The exact float32-action step in SIMD lanes
- * (src/continuous_mountain_car_lanes.c, the same step body), per ISA. (No
+ * (continuous_mountain_car_lanes.c, the same step body), per ISA. (No
  * fast kernel: one cos and branchy clipping, nothing for one to gain beyond
  * the lanes.) */
 CCGYM_LANES_BLOCK(ccgym_continuous_mountain_car)

@@ -1,6 +1,6 @@
 #include <math.h>
 
-#include "ccgym/cartpole.h"
+#include "cartpole.h"
 #include "ccgym/draw.h"
 #include "ccgym/driver.h"
 
@@ -145,7 +145,7 @@ static void ccgym_cartpole_paint(const ccgym_draw *d, const void *state, const v
     d->hline(d->canvas, 0, d->width, (int)carty, black);
 }
 
-/* The step in SIMD lanes, exact and fast (src/cartpole_lanes.c, the same step
+/* The step in SIMD lanes, exact and fast (cartpole_lanes.c, the same step
  * body over two backends), per ISA. */
 CCGYM_LANES_BLOCK(ccgym_cartpole)
 CCGYM_FAST_KERNEL(ccgym_cartpole)

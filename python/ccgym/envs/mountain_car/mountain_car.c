@@ -2,7 +2,7 @@
 
 #include "ccgym/draw.h"
 #include "ccgym/driver.h"
-#include "ccgym/mountain_car.h"
+#include "mountain_car.h"
 #include "ccgym/npmath.h"
 #include "ccgym/nptype.h"
 
@@ -145,7 +145,7 @@ static inline void ccgym_mountain_car_observe(const ccgym_mountain_car_params *p
 static const float ccgym_mountain_car_obs_low[2] = {(float)-1.2, (float)-0.07};
 static const float ccgym_mountain_car_obs_high[2] = {(float)0.6, (float)0.07};
 
-/* The exact step in SIMD lanes (src/mountain_car_lanes.c, the same step
+/* The exact step in SIMD lanes (mountain_car_lanes.c, the same step
  * body), per ISA. (No fast kernel: one cos and branchy clipping, nothing
  * for one to gain beyond the lanes.) */
 CCGYM_LANES_BLOCK(ccgym_mountain_car)

@@ -1,11 +1,11 @@
 """CartPole (``ccgym/CartPole-v0``, ``-v1``): its single-env class.
 
-Its own quirks beside the C def (src/cartpole.c): the step-after-done
+Its own quirks beside the C def (cartpole.c): the step-after-done
 warning and ``steps_beyond_terminated`` as Gymnasium counts it.
 
 The class's public home is :mod:`ccgym.envs` (``ccgym.envs.CartPoleEnv``, which
 loads this module; pickles and reprs name it there); the shared single-env
-machinery is ``ccgym._single_env._CoreEnv``.
+machinery is ``ccgym.envs._base._CoreEnv``.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ccgym import _attributes, _core, _params
-from ccgym._single_env import (
+from ccgym.envs._base import (
     _DiscreteEnv,
 )
 

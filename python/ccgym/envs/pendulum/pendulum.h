@@ -41,8 +41,8 @@ void ccgym_pendulum_params_init(ccgym_pendulum_params *p, double g, double m, do
  * numpy's float16 scalar math); the rest meets the float64 state and is
  * float64. From the state s (th, thdot) and sin_th = np.sin(th) to the next
  * state *next and the reward. The one step body of every exact path: the
- * per-instance step (src/pendulum.c; lanes = 0, sin_th from libm) and the
- * exact lanes block (src/pendulum_lanes.c; lanes = 1, ccgym/npmath.h's lanes
+ * per-instance step (pendulum.c; lanes = 0, sin_th from libm) and the
+ * exact lanes block (pendulum_lanes.c; lanes = 1, ccgym/npmath.h's lanes
  * backend, sin_th from exact math's lanes), which recomputes with lanes = 0
  * the instances whose *slow it made nonzero. typed = 0: every attribute a Python
  * number (their tags then fold away with at's). */

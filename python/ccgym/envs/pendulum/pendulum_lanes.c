@@ -1,7 +1,7 @@
 /* Pendulum's float32-action step over a block of instances in SIMD lanes,
  * written once and built twice per ISA (block_book.h, CMakeLists.txt: every
  * block file of src/): as the def's exact_lanes_block (CCGYM_LANES_BLOCK in
- * src/pendulum.c) and as its fast_block (CCGYM_FAST_KERNEL,
+ * pendulum.c) and as its fast_block (CCGYM_FAST_KERNEL,
  * precision="fast"). The step is the one step body, ccgym_pendulum_step_body
  * (ccgym/pendulum.h), over the build's backend: exact math's lanes for
  * np.sin / np.cos and ccgym/npmath.h's lanes backend for the remainder and
@@ -18,7 +18,7 @@
 
 #include "block_book.h"
 #include "ccgym/driver.h"
-#include "ccgym/pendulum.h"
+#include "pendulum.h"
 #include "fast_kernels.h"
 
 #define BLOCK CCGYM_FAST_BLOCK

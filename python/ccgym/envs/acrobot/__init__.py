@@ -3,7 +3,7 @@
 
 The class's public home is :mod:`ccgym.envs` (``ccgym.envs.AcrobotEnv``, which
 loads this module; pickles and reprs name it there); the shared single-env
-machinery is ``ccgym._single_env._CoreEnv``.
+machinery is ``ccgym.envs._base._CoreEnv``.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ccgym import _attributes, _core, _params
-from ccgym._single_env import (
+from ccgym.envs._base import (
     _DiscreteEnv,
     _EnvType,
     _float64_slots,

@@ -1,5 +1,5 @@
 /* MountainCar's exact step over a block of instances in SIMD lanes: the
- * def's exact_lanes_block (CCGYM_LANES_BLOCK in src/mountain_car.c), built
+ * def's exact_lanes_block (CCGYM_LANES_BLOCK in mountain_car.c), built
  * once per ISA (CMakeLists.txt: every lanes file of src/). The step is the
  * one step body, ccgym_mountain_car_step_body (ccgym/mountain_car.h), at the
  * default's types, over exact math's lanes for math.cos(3 * position), in a
@@ -15,7 +15,7 @@
 
 #include "block_book.h"
 #include "ccgym/driver.h"
-#include "ccgym/mountain_car.h"
+#include "mountain_car.h"
 #include "fast_kernels.h"
 
 #define BLOCK CCGYM_FAST_BLOCK

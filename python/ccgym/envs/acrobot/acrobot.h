@@ -81,8 +81,8 @@ CCGYM_ALWAYS_INLINE double ccgym_acrobot_wrap_bk(const int lanes, double x, doub
 }
 
 /* The step's one body, in the pieces its rk4 takes apart: the per-instance
- * step (src/acrobot.c; lanes = 0, libm's cos and sin) and the exact lanes
- * block (src/acrobot_lanes.c; lanes = 1, exact math's lanes for the trig and
+ * step (acrobot.c; lanes = 0, libm's cos and sin) and the exact lanes
+ * block (acrobot_lanes.c; lanes = 1, exact math's lanes for the trig and
  * ccgym/npmath.h's lanes backend for the squares and the wrap) run the same
  * code, so they give the same bits.
  *

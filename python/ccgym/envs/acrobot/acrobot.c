@@ -1,7 +1,7 @@
 #include <float.h>
 #include <math.h>
 
-#include "ccgym/acrobot.h"
+#include "acrobot.h"
 #include "ccgym/draw.h"
 #include "ccgym/driver.h"
 #include "ccgym/npmath.h"
@@ -237,7 +237,7 @@ static void ccgym_acrobot_paint(const ccgym_draw *d, const void *state, const vo
     }
 }
 
-/* The step in SIMD lanes, exact and fast (src/acrobot_lanes.c, the same step
+/* The step in SIMD lanes, exact and fast (acrobot_lanes.c, the same step
  * body over two backends), per ISA. */
 CCGYM_LANES_BLOCK(ccgym_acrobot)
 CCGYM_FAST_KERNEL(ccgym_acrobot)

@@ -1,6 +1,6 @@
 /* MountainCarContinuous's exact float32-action step over a block of
  * instances in SIMD lanes: the def's exact_lanes_block (CCGYM_LANES_BLOCK in
- * src/continuous_mountain_car.c), built once per ISA (CMakeLists.txt: every
+ * continuous_mountain_car.c), built once per ISA (CMakeLists.txt: every
  * lanes file of src/). The step is the one step body,
  * ccgym_continuous_mountain_car_step_body (ccgym/continuous_mountain_car.h),
  * at the default's types (a float32 action on a float32 state, Python-float
@@ -18,7 +18,7 @@
 #include <math.h>
 
 #include "block_book.h"
-#include "ccgym/continuous_mountain_car.h"
+#include "continuous_mountain_car.h"
 #include "ccgym/driver.h"
 #include "fast_kernels.h"
 

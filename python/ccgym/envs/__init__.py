@@ -27,22 +27,22 @@ import numpy as np
 
 from ccgym import _attributes, _core, _params
 from ccgym._registration import ENV_SPECS
-from ccgym._single_env import _CoreEnv  # the base of every single env (and of CEnv)
+from ccgym.envs._base import _CoreEnv  # the base of every single env (and of CEnv)
 
 # The single-env classes: one per registry line's class, each defined in the
-# module its line names (ccgym._env_<env>, or a plugin's) and loaded by
+# module its line names (ccgym.envs.<env>, or a plugin's) and loaded by
 # __getattr__ below on first use.
 __all__ = sorted({cls for cls, _, _, *module in ENV_SPECS.values()
-                  if module and module[0].startswith("ccgym._env_")})
+                  if module and module[0].startswith("ccgym.envs.")})
 
 if TYPE_CHECKING:  # for static type checkers, which do not run __getattr__
-    from ccgym._env_acrobot import AcrobotEnv as AcrobotEnv
-    from ccgym._env_cartpole import CartPoleEnv as CartPoleEnv
-    from ccgym._env_mountain_car import MountainCarEnv as MountainCarEnv
-    from ccgym._env_mountain_car_continuous import (
+    from ccgym.envs.acrobot import AcrobotEnv as AcrobotEnv
+    from ccgym.envs.cartpole import CartPoleEnv as CartPoleEnv
+    from ccgym.envs.mountain_car import MountainCarEnv as MountainCarEnv
+    from ccgym.envs.continuous_mountain_car import (
         Continuous_MountainCarEnv as Continuous_MountainCarEnv,
     )
-    from ccgym._env_pendulum import PendulumEnv as PendulumEnv
+    from ccgym.envs.pendulum import PendulumEnv as PendulumEnv
 
 
 # ------------------------------------------------------------------ plugins

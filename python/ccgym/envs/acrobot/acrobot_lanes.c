@@ -1,6 +1,6 @@
 /* Acrobot's step over a block of instances in SIMD lanes, written once and
  * built twice per ISA (block_book.h, CMakeLists.txt: every block file of
- * src/): as the def's exact_lanes_block (CCGYM_LANES_BLOCK in src/acrobot.c)
+ * src/): as the def's exact_lanes_block (CCGYM_LANES_BLOCK in acrobot.c)
  * and as its fast_block (CCGYM_FAST_KERNEL, precision="fast"). The step is
  * the one step body of ccgym/acrobot.h (rk4's stages, _dsdt, the end of rk4
  * and _terminal), over the build's backend: exact math's lanes for cos and
@@ -20,7 +20,7 @@
 #include <math.h>
 
 #include "block_book.h"
-#include "ccgym/acrobot.h"
+#include "acrobot.h"
 #include "ccgym/driver.h"
 #include "fast_kernels.h"
 

@@ -3,7 +3,7 @@
 discrete and continuous bases, and the spaces it builds from an env's def.
 
 Each env's class subclasses one of the bases in a module of its own
-(``ccgym._env_cartpole``, ...); plugins' classes are ``ccgym.envs.CEnv``.
+(``ccgym.envs.cartpole``, ...); plugins' classes are ``ccgym.envs.CEnv``.
 Nothing here names an env: what differs between them is in the def (C) and
 in the env's own module. Public home of the classes: :mod:`ccgym.envs`.
 """
@@ -19,7 +19,7 @@ import gymnasium as gym
 import numpy as np
 import numpy.typing as npt
 
-from ccgym import _attributes, _core, _front_core
+from ccgym import _attributes, _core, _front_core, rendering
 from ccgym._frontend import (
     check_open,
     check_render_mode,
@@ -31,7 +31,7 @@ from ccgym._frontend import (
     warn_no_render_mode,
 )
 from ccgym._kinds import def_spaces
-from ccgym.rendering import Viewer, render_batch
+from ccgym.rendering import render_batch
 
 # Whether the installed Gymnasium's Discrete.contains takes np.uint64 (1.0 and
 # 1.1 do; 1.2 and later refuse it: no safe cast to int64).
@@ -655,7 +655,7 @@ class _CoreEnv(gym.Env, metaclass=_EnvType):
         viewer = self.__dict__.get("_viewer")
         if viewer is None:
             h, w = frame.shape[:2]
-            viewer = self._viewer = Viewer(w, h, self.metadata["render_fps"], type(self).__name__)
+            viewer = self._viewer = rendering.Viewer(w, h, self.metadata["render_fps"], type(self).__name__)
         viewer.show(frame)
         return None
 

@@ -1,7 +1,7 @@
 /* CartPole's step over a block of instances in SIMD lanes, written once and
  * built twice per ISA (block_book.h, CMakeLists.txt: every block file of
  * src/): as the def's exact_lanes_block (CCGYM_LANES_BLOCK in
- * src/cartpole.c) and as its fast_block (CCGYM_FAST_KERNEL, precision="fast").
+ * cartpole.c) and as its fast_block (CCGYM_FAST_KERNEL, precision="fast").
  * The physics is the one step body, ccgym_cartpole_step_body
  * (ccgym/cartpole.h), over the build's backend: exact math's lanes for sin
  * and cos, in a branch-free loop the compiler carries into this ISA's lanes
@@ -14,7 +14,7 @@
 #include <math.h>
 
 #include "block_book.h"
-#include "ccgym/cartpole.h"
+#include "cartpole.h"
 #include "ccgym/driver.h"
 #include "fast_kernels.h"
 
