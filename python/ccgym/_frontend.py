@@ -1,7 +1,7 @@
 """What ccgym's front ends share: env ids, argument checks, seeds, reset
 options and masks, snapshots, and the errors for a closed or not yet reset env.
 
-The single env (``envs.py``), the Gymnasium vector env (``vector.py``) and
+The single env (``envs/``), the Gymnasium vector env (``vector.py``) and
 the SB3 VecEnv (``sb3.py``) take the same inputs by the same rules, so each
 rule is written here once: the three accept, convert and reject alike, with
 Gymnasium's exception types where Gymnasium raises one. Package-internal:
