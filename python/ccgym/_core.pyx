@@ -22,8 +22,6 @@ from cpython.object cimport PyObject
 
 from ccgym._core cimport *
 
-from ccgym._version import __version__ as _VERSION  # not the package face (issue 44)
-
 cnp.import_array()
 
 AUTORESET_NEXT_STEP = CCGYM_AUTORESET_NEXT_STEP
@@ -519,7 +517,8 @@ API_MINOR = CCGYM_API_MINOR
 cdef int _check_version(const ccgym_env_def *d) except -1:
     """Refuses (ValueError) a def of another major API version, of a newer
     minor, or whose size is not its minor version's."""
-    version = _VERSION
+    # Deferred: the core loads alone (no package around it; test_env_table).
+    from ccgym._version import __version__ as version  # not the package face (issue 44)
     rebuild = ("rebuild the plugin against this ccgym (pip install --force-reinstall "
                "--no-cache-dir <plugin>)")
     if d.api_version != CCGYM_API_VERSION:
